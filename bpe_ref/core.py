@@ -1,0 +1,539 @@
+"""Reference solutions for every graded function of the course, exactly per ``COURSE_SPEC.md``.
+
+The functions are grouped by assignment:
+
+* 01 ``get_pair_counts``, ``merge`` (seed 001; the counting and merging steps of minbpe);
+* 02 ``get_word_symbols``, ``count_pairs``, ``merge_vocab``, ``train_bpe`` (seed 003; Sennrich et al. 2016);
+* 03 ``best_pair``, ``learn_bpe`` (seed 000), ``bpe_train`` (seed 002);
+* 04 ``apply_bpe`` (by merge rank, as GPT-2's ``encoder.py``), ``encode`` (by replay, seed 000),
+  ``rank_and_replay_disagree`` (the counterexample checker).
+
+Every function returns a new object and never changes its arguments.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Mapping, Sequence
+from typing import TypeVar
+
+from . import _validate as check
+
+END_OF_WORD = "</w>"
+TIE_BREAKS = check.TIE_BREAKS
+
+Symbol = TypeVar("Symbol", bound=Hashable)
+Pair = tuple[str, str]
+Vocab = dict[tuple[str, ...], int]
+
+# ---------------------------------------------------------------------------------------------------------------
+# 01: pair counts and merge on a list of ids
+# ---------------------------------------------------------------------------------------------------------------
+
+
+def get_pair_counts(ids: Sequence[Symbol]) -> dict[tuple[Symbol, Symbol], int]:
+    """Count every adjacent pair of ``ids``, overlaps included, in order of first occurrence.
+
+    Args:
+        ids: a list (or tuple) of n hashable token ids.
+
+    Returns:
+        A dict with at most n - 1 entries mapping each adjacent pair ``(a, b)`` to how often it occurs;
+        its keys are in the order in which each pair first occurs (later exercises break ties on that
+        order). A sequence of length 0 or 1 gives ``{}``.
+
+    Raises:
+        TypeError: ``ids`` is not a list or tuple, or holds an unhashable element.
+
+    Example (seed 001):
+        >>> get_pair_counts([1, 2, 3, 1, 2])
+        {(1, 2): 2, (2, 3): 1, (3, 1): 1}
+        >>> get_pair_counts([5, 5, 5])
+        {(5, 5): 2}
+    """
+    check.sequence("ids", ids)
+    counts: dict[tuple[Symbol, Symbol], int] = {}
+    for pair in zip(ids, ids[1:]):
+        counts[pair] = counts.get(pair, 0) + 1
+    return counts
+
+
+def merge(ids: Sequence[Symbol], pair: tuple[Symbol, Symbol], new_id: Symbol) -> list[Symbol]:
+    """Replace every occurrence of ``pair`` in ``ids`` by ``new_id``, scanning left to right.
+
+    At a match the scan writes ``new_id`` and skips both positions, so of two overlapping matches only
+    the leftmost is merged: ``[5, 5, 5]`` with ``(5, 5)`` gives ``[7, 5]``.
+
+    Args:
+        ids: a list (or tuple) of hashable token ids; it is not changed.
+        pair: the two ids ``(a, b)`` to join.
+        new_id: the id written in place of each match.
+
+    Returns:
+        A new list, as long as ``ids`` less one per match. Length 0 or 1: a copy of ``ids`` as a list.
+
+    Raises:
+        TypeError: ``ids`` is not a list or tuple, or ``pair`` is not a tuple of two ids.
+
+    Example (seed 001):
+        >>> merge([1, 2, 3, 1, 2], (1, 2), 99)
+        [99, 3, 99]
+        >>> merge([5, 5, 5], (5, 5), 7)
+        [7, 5]
+    """
+    check.sequence("ids", ids)
+    first, second = check.pair("pair", pair)
+    out: list[Symbol] = []
+    i = 0
+    n = len(ids)
+    while i < n:
+        if i + 1 < n and ids[i] == first and ids[i + 1] == second:
+            out.append(new_id)
+            i += 2
+        else:
+            out.append(ids[i])
+            i += 1
+    return out
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# 02: the training loop on a vocab of symbol tuples, with the end-of-word marker
+# ---------------------------------------------------------------------------------------------------------------
+
+
+def get_word_symbols(word: str) -> tuple[str, ...]:
+    """Split ``word`` into its characters (code points) followed by the end-of-word marker ``"</w>"``.
+
+    Args:
+        word: a non-empty string.
+
+    Returns:
+        A tuple of ``len(word) + 1`` symbols.
+
+    Raises:
+        TypeError: ``word`` is not a str. ValueError: ``word`` is empty.
+
+    Example (seed 003; Sennrich et al. 2016):
+        >>> get_word_symbols("low")
+        ('l', 'o', 'w', '</w>')
+    """
+    check.word("word", word)
+    return (*word, END_OF_WORD)
+
+
+def _count_pairs(vocab: Mapping[tuple[str, ...], int]) -> dict[Pair, int]:
+    counts: dict[Pair, int] = {}
+    for symbols, freq in vocab.items():
+        for pair in zip(symbols, symbols[1:]):
+            counts[pair] = counts.get(pair, 0) + freq
+    return counts
+
+
+def count_pairs(vocab: Mapping[tuple[str, ...], int]) -> dict[Pair, int]:
+    """Total the adjacent symbol pairs of every word, each weighted by the word's count.
+
+    Pairs never cross words; overlaps count (``("a", "a", "a")`` holds ``("a", "a")`` twice). Keys are
+    in order of first occurrence when the words are scanned in dict order, each left to right.
+
+    Args:
+        vocab: a dict mapping a tuple of symbols (one word) to its positive int count.
+
+    Returns:
+        A new dict mapping each pair ``(a, b)`` of str symbols to its weighted count.
+
+    Raises:
+        TypeError / ValueError: a key is not a non-empty tuple of non-empty strings, or a count is not a
+        positive int.
+
+    Example (seed 003):
+        >>> count_pairs({("a", "a", "</w>"): 5, ("a", "b", "</w>"): 1})
+        {('a', 'a'): 5, ('a', '</w>'): 5, ('a', 'b'): 1, ('b', '</w>'): 1}
+    """
+    check.vocab("vocab", vocab)
+    return _count_pairs(vocab)
+
+
+def _merge_vocab(pair: Pair, vocab: Mapping[tuple[str, ...], int]) -> Vocab:
+    joined = pair[0] + pair[1]
+    out: Vocab = {}
+    for symbols, freq in vocab.items():
+        merged = tuple(merge(symbols, pair, joined)) if len(symbols) > 1 else symbols
+        out[merged] = out.get(merged, 0) + freq
+    return out
+
+
+def merge_vocab(pair: Pair, vocab: Mapping[tuple[str, ...], int]) -> Vocab:
+    """Join every occurrence of ``pair`` in every word of ``vocab`` into one symbol ``a + b``.
+
+    Each word is scanned left to right as in :func:`merge`. The result is a new dict in the order of
+    ``vocab``; two words that become equal are one key whose count is the sum of theirs.
+
+    Args:
+        pair: two non-empty str symbols ``(a, b)``.
+        vocab: a dict mapping a tuple of symbols to its positive int count; it is not changed.
+
+    Returns:
+        A new dict of the same shape.
+
+    Raises:
+        TypeError / ValueError: as :func:`count_pairs`, or ``pair`` is not two non-empty strings.
+
+    Example (seed 003):
+        >>> merge_vocab(("a", "a"), {("a", "a", "a", "</w>"): 2, ("b", "</w>"): 1})
+        {('aa', 'a', '</w>'): 2, ('b', '</w>'): 1}
+    """
+    check.pair("pair", pair, of_str=True)
+    check.vocab("vocab", vocab)
+    return _merge_vocab(pair, vocab)
+
+
+def _best_pair(pair_counts: Mapping[Pair, int], tie_break: str) -> Pair:
+    if tie_break == "largest":
+        return max(pair_counts, key=lambda p: (pair_counts[p], p))
+    if tie_break == "smallest":
+        return min(pair_counts, key=lambda p: (-pair_counts[p], p))
+    # "first": max() returns the first of equal maxima, and the keys are in first-seen order.
+    return max(pair_counts, key=pair_counts.__getitem__)
+
+
+def best_pair(pair_counts: Mapping[Pair, int], tie_break: str) -> Pair:
+    """The most frequent pair of ``pair_counts``; ``tie_break`` decides between equal counts.
+
+    * ``"largest"``: the lexicographically largest pair tuple (seed 003, subword-nmt, CS336);
+    * ``"smallest"``: the lexicographically smallest pair tuple (seed 000);
+    * ``"first"``: the pair that comes first in ``pair_counts`` (seed 002, minbpe), which is the pair
+      seen first when the counts were built by scanning the words in order.
+
+    Comparisons are Python's on tuples of str (code-point order, so ``"</w>"`` sorts before letters).
+
+    Args:
+        pair_counts: a non-empty dict mapping pairs to positive int counts.
+        tie_break: ``"largest"``, ``"smallest"`` or ``"first"``.
+
+    Returns:
+        One key of ``pair_counts``.
+
+    Raises:
+        ValueError: ``pair_counts`` is empty, holds a count that is not positive, or ``tie_break`` is
+        unknown. TypeError: a key is not a 2-tuple or a count not an int.
+
+    Example:
+        >>> counts = {("s", "t"): 9, ("e", "s"): 9, ("l", "o"): 7}
+        >>> best_pair(counts, "largest"), best_pair(counts, "smallest"), best_pair(counts, "first")
+        (('s', 't'), ('e', 's'), ('s', 't'))
+    """
+    check.tie_break(tie_break)
+    check.pair_counts("pair_counts", pair_counts)
+    return _best_pair(pair_counts, tie_break)
+
+
+def train_vocab(vocab: Mapping[tuple[str, ...], int], num_merges: int, tie_break: str) -> list[Pair]:
+    """The BPE training loop on a vocab of symbol tuples: count, pick, merge, repeat; stop early.
+
+    Every round rebuilds the pair counts with :func:`count_pairs`, takes :func:`best_pair` under
+    ``tie_break``, records it and merges it with :func:`merge_vocab`. It stops after ``num_merges``
+    rounds, or earlier when no word has two symbols left.
+
+    Args:
+        vocab: a dict mapping tuples of str symbols to positive int counts (not changed).
+        num_merges: the maximum number of merges, ``>= 0``.
+        tie_break: ``"largest"``, ``"smallest"`` or ``"first"``.
+
+    Returns:
+        The list of merges ``(a, b)`` in the order learned, at most ``num_merges`` long.
+
+    Raises:
+        TypeError / ValueError: as :func:`count_pairs`, or a bad ``num_merges`` / ``tie_break``.
+
+    Example:
+        >>> train_vocab({("a", "b", "</w>"): 1}, 5, "first")
+        [('a', 'b'), ('ab', '</w>')]
+        >>> train_vocab({("a", "b", "</w>"): 1}, 5, "largest")
+        [('b', '</w>'), ('a', 'b</w>')]
+    """
+    check.vocab("vocab", vocab)
+    check.num_merges("num_merges", num_merges)
+    check.tie_break(tie_break)
+    return [step.pair for step in _rounds(dict(vocab), num_merges, tie_break)]
+
+
+class TraceRound:
+    """One round of training, as :func:`train_trace` records it.
+
+    Attributes:
+        round: 1 for the first merge.
+        pair_counts: the weighted pair counts before the merge (first-seen order).
+        pair: the chosen pair.
+        count: its count.
+        tied: the other pairs with the same count, in first-seen order (its tied rivals).
+        vocab: the vocab after the merge.
+        num_symbols: the total number of symbols in the corpus after the merge (word counts weighted).
+    """
+
+    __slots__ = ("round", "pair_counts", "pair", "count", "tied", "vocab", "num_symbols")
+
+    def __init__(
+        self,
+        round: int,
+        pair_counts: dict[Pair, int],
+        pair: Pair,
+        tied: list[Pair],
+        vocab: Vocab,
+    ) -> None:
+        self.round = round
+        self.pair_counts = pair_counts
+        self.pair = pair
+        self.count = pair_counts[pair]
+        self.tied = tied
+        self.vocab = vocab
+        self.num_symbols = sum(len(symbols) * freq for symbols, freq in vocab.items())
+
+    def __repr__(self) -> str:
+        return f"TraceRound(round={self.round}, pair={self.pair!r}, count={self.count}, tied={self.tied!r})"
+
+
+def _rounds(vocab: Vocab, num_merges: int, tie_break: str):
+    for number in range(1, num_merges + 1):
+        pair_counts = _count_pairs(vocab)
+        if not pair_counts:
+            return
+        pair = _best_pair(pair_counts, tie_break)
+        best = pair_counts[pair]
+        tied = [p for p, c in pair_counts.items() if c == best and p != pair]
+        vocab = _merge_vocab(pair, vocab)
+        yield TraceRound(number, pair_counts, pair, tied, vocab)
+
+
+def train_bpe(word_freqs: Mapping[str, int], num_merges: int) -> list[Pair]:
+    """Learn up to ``num_merges`` merges from raw words, with the end-of-word marker and the largest tie-break.
+
+    Each word starts as :func:`get_word_symbols` (characters, then ``"</w>"``); ties go to the
+    lexicographically largest pair, ``max(counts, key=lambda p: (counts[p], p))``.
+
+    Args:
+        word_freqs: a dict mapping non-empty words to positive int counts.
+        num_merges: the maximum number of merges, ``>= 0``.
+
+    Returns:
+        The merges ``(a, b)`` in the order learned; shorter than ``num_merges`` when no pair is left.
+
+    Raises:
+        TypeError / ValueError: naming the bad word, count or ``num_merges``.
+
+    Example (seed 003):
+        >>> train_bpe({"aa": 5, "ab": 1}, 1)
+        [('a', 'a')]
+    """
+    check.word_counts("word_freqs", word_freqs)
+    check.num_merges("num_merges", num_merges)
+    vocab = _vocab_from_words(word_freqs, marker=True)
+    return [step.pair for step in _rounds(vocab, num_merges, "largest")]
+
+
+def _vocab_from_words(word_freqs: Mapping[str, int], *, marker: bool) -> Vocab:
+    vocab: Vocab = {}
+    for word, freq in word_freqs.items():
+        symbols = (*word, END_OF_WORD) if marker else tuple(word)
+        vocab[symbols] = vocab.get(symbols, 0) + freq
+    return vocab
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# 03: tie-break variants
+# ---------------------------------------------------------------------------------------------------------------
+
+
+def learn_bpe(word_counts: Mapping[str, int], merges: int) -> list[Pair]:
+    """Learn up to ``merges`` merges from raw words with no end-of-word marker, smallest tie-break.
+
+    Args:
+        word_counts: a dict mapping non-empty words to positive int counts.
+        merges: the maximum number of merges, ``>= 0``.
+
+    Returns:
+        The merge rules ``(a, b)`` in the order learned.
+
+    Raises:
+        TypeError / ValueError: naming the bad word, count or ``merges``.
+
+    Example (seed 000):
+        >>> learn_bpe({"low": 5, "lower": 2, "newest": 6, "widest": 3}, 4)
+        [('e', 's'), ('es', 't'), ('l', 'o'), ('lo', 'w')]
+    """
+    check.word_counts("word_counts", word_counts)
+    check.num_merges("merges", merges)
+    vocab = _vocab_from_words(word_counts, marker=False)
+    return [step.pair for step in _rounds(vocab, merges, "smallest")]
+
+
+def bpe_train(word_freqs: Mapping[str, int], num_merges: int) -> list[Pair]:
+    """Learn merges from words already split into symbols by spaces; ties go to the pair seen first.
+
+    The keys are seed 002's format: ``"h u g </w>"`` is the word ``hug`` with its marker. The counts are
+    rebuilt every round by scanning the words in dict order, each left to right; among equal counts the
+    pair met first wins. Training stops early when no word has two symbols left.
+
+    Args:
+        word_freqs: a dict mapping space-separated symbol strings to positive int counts.
+        num_merges: the maximum number of merges, ``>= 0``.
+
+    Returns:
+        The merges ``(a, b)`` in the order learned.
+
+    Raises:
+        TypeError / ValueError: naming the bad key, count or ``num_merges``.
+
+    Example (seed 002):
+        >>> bpe_train({"h u g </w>": 10, "p u g </w>": 5, "b u g </w>": 2}, 3)
+        [('u', 'g'), ('ug', '</w>'), ('h', 'ug</w>')]
+    """
+    check.split_word_counts("word_freqs", word_freqs)
+    check.num_merges("num_merges", num_merges)
+    vocab: Vocab = {}
+    for key, freq in word_freqs.items():
+        symbols = tuple(key.split())
+        vocab[symbols] = vocab.get(symbols, 0) + freq
+    return [step.pair for step in _rounds(vocab, num_merges, "first")]
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# 04: applying a merge table
+# ---------------------------------------------------------------------------------------------------------------
+
+
+def merge_ranks(merges: Sequence[Pair]) -> dict[Pair, int]:
+    """Map each pair of a merge table to its rank, the index of its first listing (duplicates keep it).
+
+    Example:
+        >>> merge_ranks([("a", "b"), ("b", "c"), ("a", "b")])
+        {('a', 'b'): 0, ('b', 'c'): 1}
+    """
+    merges = check.merges("merges", merges)
+    ranks: dict[Pair, int] = {}
+    for rank, pair in enumerate(merges):
+        ranks.setdefault(pair, rank)
+    return ranks
+
+
+def apply_ranked(symbols: Sequence[str], ranks: Mapping[Pair, int]) -> list[str]:
+    """Merge ``symbols`` by rank with a precomputed ``ranks`` table (see :func:`apply_bpe`)."""
+    symbols = list(symbols)
+    while len(symbols) > 1:
+        pair = min(zip(symbols, symbols[1:]), key=lambda p: ranks.get(p, float("inf")))
+        if pair not in ranks:
+            break
+        symbols = merge(symbols, pair, pair[0] + pair[1])
+    return symbols
+
+
+def apply_bpe(word: str, merges: Sequence[Pair]) -> list[str]:
+    """Segment ``word`` with a learned merge table, by merge rank.
+
+    Start from :func:`get_word_symbols` (characters, then ``"</w>"``). Repeatedly take the adjacent pair
+    with the lowest index in ``merges`` and merge all its occurrences left to right; stop when no adjacent
+    pair is in ``merges``. A pair listed twice keeps its first (lowest) rank. This is how GPT-2's
+    ``encoder.py`` applies its ``bpe_ranks``.
+
+    Args:
+        word: a non-empty string.
+        merges: a list of ``(str, str)`` pairs, most important first.
+
+    Returns:
+        A new list of symbols whose concatenation is ``word + "</w>"``.
+
+    Raises:
+        TypeError / ValueError: ``word`` is not a non-empty str, or an entry of ``merges`` is not two
+        non-empty strings.
+
+    Example (seed 003):
+        >>> apply_bpe("abc", [("a", "b"), ("ab", "c")])
+        ['abc', '</w>']
+        >>> apply_bpe("abc", [("ab", "c"), ("a", "b")])
+        ['abc', '</w>']
+    """
+    symbols = get_word_symbols(word)
+    return apply_ranked(symbols, merge_ranks(merges))
+
+
+def replay(symbols: Sequence[str], rules: Sequence[Pair]) -> list[str]:
+    """Merge each rule of ``rules`` everywhere in ``symbols``, in the order given (see :func:`encode`)."""
+    out = list(symbols)
+    for pair in check.merges("rules", rules):
+        if len(out) < 2:
+            break
+        out = merge(out, pair, pair[0] + pair[1])
+    return out
+
+
+def encode(word: str, rules: Sequence[Pair]) -> list[str]:
+    """Segment ``word`` by replaying ``rules`` in learned order; no end-of-word marker.
+
+    Args:
+        word: a non-empty string.
+        rules: a list of ``(str, str)`` merges, in the order learned.
+
+    Returns:
+        A new list of symbols whose concatenation is ``word``.
+
+    Raises:
+        TypeError / ValueError: ``word`` is not a non-empty str, or a rule is not two non-empty strings.
+
+    Example (seed 000):
+        >>> rules = [("e", "s"), ("es", "t"), ("l", "o"), ("lo", "w")]
+        >>> encode("lowest", rules), encode("xyz", rules)
+        (['low', 'est'], ['x', 'y', 'z'])
+    """
+    check.word("word", word)
+    return replay(tuple(word), rules)
+
+
+def rank_and_replay_disagree(word: str, merges: Sequence[Pair]) -> bool:
+    """Whether applying ``merges`` to ``word`` by rank and by replay give different segmentations.
+
+    Both start from the word's characters with no marker (as :func:`encode`), so that the only difference
+    is the order in which merges are tried.
+
+    Example:
+        >>> rank_and_replay_disagree("abc", [("ab", "c"), ("a", "b")])
+        True
+        >>> rank_and_replay_disagree("abc", [("a", "b"), ("ab", "c")])
+        False
+    """
+    check.word("word", word)
+    merges = check.merges("merges", merges)
+    return apply_ranked(tuple(word), merge_ranks(merges)) != replay(tuple(word), merges)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# The training trace the charts draw
+# ---------------------------------------------------------------------------------------------------------------
+
+
+def train_trace(
+    word_freqs: Mapping[str, int],
+    num_merges: int,
+    tie_break: str = "largest",
+    *,
+    marker: bool = True,
+) -> list[TraceRound]:
+    """Train as :func:`train_bpe` and record every round: pair counts, chosen pair, tied rivals, vocab.
+
+    Args:
+        word_freqs: a dict mapping non-empty words to positive int counts.
+        num_merges: the maximum number of rounds, ``>= 0``.
+        tie_break: ``"largest"`` (default, as ``train_bpe``), ``"smallest"`` or ``"first"``.
+        marker: append ``"</w>"`` to every word (default) or not (as ``learn_bpe``).
+
+    Returns:
+        One :class:`TraceRound` per merge; ``[r.pair for r in trace]`` equals the merges learned.
+
+    Raises:
+        TypeError / ValueError: as :func:`train_bpe`, or an unknown ``tie_break``.
+
+    Example:
+        >>> [(r.pair, r.count, r.tied) for r in train_trace({"aa": 5, "ab": 1}, 1)]
+        [(('a', 'a'), 5, [('a', '</w>')])]
+    """
+    check.word_counts("word_freqs", word_freqs)
+    check.num_merges("num_merges", num_merges)
+    check.tie_break(tie_break)
+    return list(_rounds(_vocab_from_words(word_freqs, marker=marker), num_merges, tie_break))
