@@ -1,0 +1,5 @@
+"""``python -m autograder``: see :mod:`autograder.cli`."""
+
+from .cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,429 @@
+"""Hidden checks: one per graded function of the four assignments, each comparing a learner's function with bpe_ref.
+
+A notebook's hidden test is a one-line call, for example ``check_merge(merge, "overlaps")``. A check
+returns ``None`` when every case passes (nbgrader then gives the cell its points) and raises
+:class:`~autograder.harness.CheckFailed` with a three-line message naming the smallest failing input
+otherwise. Checks are deterministic and accept any correct style: a ``Counter`` or ``defaultdict``
+where a dict is asked is a dict; a tuple where a list is asked is a sequence.
+
+The ``part`` argument chooses the group of cases, so that one notebook can give partial credit:
+``"basic"`` is the main behaviour on ordinary inputs; the other parts are the conventions of the spec.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import bpe_ref
+
+from . import cases as gen
+from .harness import DEFAULT_TIME_LIMIT, Case, CheckFailed, run_cases, show
+
+__all__ = [
+    "CheckFailed",
+    "check_apply_bpe",
+    "check_best_pair",
+    "check_bpe_train",
+    "check_count_pairs",
+    "check_counterexample",
+    "check_encode",
+    "check_get_pair_counts",
+    "check_learn_bpe",
+    "check_merge",
+    "check_merge_vocab",
+    "check_train_bpe",
+]
+
+# ---------------------------------------------------------------------------------------------------------------
+# judges: is a returned value right? None if so, else "returned: ..." with a short reason
+# ---------------------------------------------------------------------------------------------------------------
+
+
+def _mapping(order: bool) -> Callable[[Any, Any, tuple], str | None]:
+    def judge(returned: Any, expected: Mapping, args: tuple) -> str | None:
+        if not isinstance(returned, Mapping):
+            return f"returned: {show(returned)} (a {type(returned).__name__}, not a dict)"
+        try:
+            items = [(k, returned[k]) for k in returned]
+        except Exception as exc:  # a broken mapping subclass
+            return f"returned: a dict that cannot be read ({type(exc).__name__})"
+        if dict(items) != dict(expected):
+            return f"returned: {show(dict(items))}"
+        if order and [k for k, _ in items] != list(expected):
+            return f"returned: {show(dict(items))} (right counts, keys not in order of first occurrence)"
+        return None
+
+    return judge
+
+
+def _as_pair(value: Any) -> Any:
+    if isinstance(value, (list, tuple)) and len(value) == 2:
+        return tuple(value)
+    return value
+
+
+def _sequence(of_pairs: bool = False, fresh: bool = False) -> Callable[[Any, Any, tuple], str | None]:
+    def judge(returned: Any, expected: Sequence, args: tuple) -> str | None:
+        if isinstance(returned, (str, bytes)) or not isinstance(returned, (list, tuple)):
+            return f"returned: {show(returned)} (a {type(returned).__name__}, not a list)"
+        if fresh and args and returned is args[0]:
+            return "returned: the input list itself (return a new list)"
+        items = [_as_pair(x) for x in returned] if of_pairs else list(returned)
+        if items != list(expected):
+            return f"returned: {show(items)}"
+        return None
+
+    return judge
+
+
+def _pair_judge(returned: Any, expected: tuple, args: tuple) -> str | None:
+    if _as_pair(returned) != expected:
+        return f"returned: {show(returned)}"
+    return None
+
+
+def _check(
+    name: str,
+    fn: Callable[..., Any],
+    cases: list[Case],
+    reference: Callable[..., Any],
+    judge: Callable[[Any, Any, tuple], str | None],
+    time_limit: float,
+) -> None:
+    __tracebackhide__ = True
+    run_cases(name, fn, cases, reference, judge, time_limit=time_limit)
+
+
+def _parts(function: str, part: str, known: Sequence[str]) -> None:
+    if part not in known:
+        raise ValueError(f"unknown part {part!r} for {function}; use one of {', '.join(map(repr, known))}")
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# 01_pair_counts_and_merge
+# ---------------------------------------------------------------------------------------------------------------
+
+
+def check_get_pair_counts(fn: Callable[..., Any], part: str = "basic", time_limit: float = DEFAULT_TIME_LIMIT) -> None:
+    """Check ``get_pair_counts(ids)`` against :func:`bpe_ref.get_pair_counts`.
+
+    Parts: ``"basic"``, the counts on lists with no run of three equal ids (order not judged);
+    ``"overlaps"``, overlapping pairs, lists of length 0 and 1, and keys in order of first occurrence.
+
+    Raises:
+        CheckFailed: the smallest input on which ``fn`` is wrong, with the expected and returned values.
+
+    Example:
+        >>> check_get_pair_counts(bpe_ref.get_pair_counts, "overlaps")
+    """
+    __tracebackhide__ = True
+    _parts("get_pair_counts", part, ("basic", "overlaps"))
+    judge = _mapping(order=part == "overlaps")
+    _check("get_pair_counts", fn, gen.pair_count_cases(part), bpe_ref.get_pair_counts, judge, time_limit)
+
+
+def check_merge(fn: Callable[..., Any], part: str = "basic", time_limit: float = DEFAULT_TIME_LIMIT) -> None:
+    """Check ``merge(ids, pair, new_id)`` against :func:`bpe_ref.merge`.
+
+    Parts: ``"basic"``, pairs of two different ids (no overlaps); ``"overlaps"``, runs such as
+    ``[5, 5, 5]``, lists of length 0 and 1 and a ``new_id`` equal to an id of the list. Every part fails a
+    function that changes ``ids`` or returns it instead of a new list.
+
+    Raises:
+        CheckFailed: the smallest input on which ``fn`` is wrong.
+
+    Example:
+        >>> check_merge(bpe_ref.merge, "overlaps")
+    """
+    __tracebackhide__ = True
+    _parts("merge", part, ("basic", "overlaps"))
+    _check("merge", fn, gen.merge_cases(part), bpe_ref.merge, _sequence(fresh=True), time_limit)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# 02_training_loop
+# ---------------------------------------------------------------------------------------------------------------
+
+
+def _vocab_cases(part: str, seed: int) -> list[Case]:
+    rng = random.Random(seed)
+    out = []
+    for _ in range(250):
+        words = gen.random_words(rng, "abc" if part != "basic" else "abcdef", 4, 5, 1 if part == "basic" else 7)
+        if part == "basic":
+            # distinct letters inside a word: no overlaps, every count 1
+            words = {"".join(dict.fromkeys(w)): 1 for w in words}
+        out.append(Case((gen.vocab_of(words),), size=gen.corpus_size(words)))
+    return out
+
+
+def check_count_pairs(fn: Callable[..., Any], part: str = "basic", time_limit: float = DEFAULT_TIME_LIMIT) -> None:
+    """Check ``count_pairs(vocab)`` against :func:`bpe_ref.count_pairs` (dict equality; order not judged).
+
+    Parts: ``"basic"``, every word counted once and no repeated pair inside a word; ``"weighted"``, counts
+    above one, repeated and overlapping pairs, the same pair in several words.
+
+    Example:
+        >>> check_count_pairs(bpe_ref.count_pairs, "weighted")
+    """
+    __tracebackhide__ = True
+    _parts("count_pairs", part, ("basic", "weighted"))
+    fixed = [
+        Case(({("a", "a", "</w>"): 5, ("a", "b", "</w>"): 1},), size=6),
+        Case(({("a", "a", "a", "</w>"): 2},), size=4),
+        Case(({("l", "o", "w", "</w>"): 5, ("l", "o", "w", "e", "r", "</w>"): 2},), size=10),
+    ]
+    cases = _vocab_cases(part, gen.SEED + 20) + (fixed if part == "weighted" else [])
+    _check("count_pairs", fn, cases, bpe_ref.count_pairs, _mapping(order=False), time_limit)
+
+
+def check_merge_vocab(fn: Callable[..., Any], part: str = "basic", time_limit: float = DEFAULT_TIME_LIMIT) -> None:
+    """Check ``merge_vocab(pair, vocab)`` against :func:`bpe_ref.merge_vocab`.
+
+    Parts: ``"basic"``, a pair that occurs at most once per word; ``"edge"``, overlapping occurrences
+    (``a a a``), pairs with the marker, and words that become equal and must add their counts. Every
+    part fails a function that changes ``vocab``.
+
+    Example:
+        >>> check_merge_vocab(bpe_ref.merge_vocab, "edge")
+    """
+    __tracebackhide__ = True
+    _parts("merge_vocab", part, ("basic", "edge"))
+    rng = random.Random(gen.SEED + 21)
+    cases = []
+    for case in _vocab_cases(part, gen.SEED + 22):
+        (vocab,) = case.args
+        pairs = sorted({p for word in vocab for p in zip(word, word[1:])})
+        pair = rng.choice(pairs) if pairs else ("a", "b")
+        cases.append(Case((pair, vocab), size=case.size))
+    if part == "edge":
+        cases += [
+            Case((("a", "a"), {("a", "a", "a", "</w>"): 2, ("b", "</w>"): 1}), size=6),
+            Case((("a", "b"), {("a", "b", "</w>"): 2, ("ab", "</w>"): 3}), size=5),
+            Case((("a", "b"), {("ab", "</w>"): 3, ("a", "b", "</w>"): 2, ("c", "</w>"): 1}), size=7),
+            Case((("c", "</w>"), {("a", "c", "</w>"): 4, ("b", "c", "</w>"): 1}), size=6),
+        ]
+    _check("merge_vocab", fn, cases, bpe_ref.merge_vocab, _mapping(order=False), time_limit)
+
+
+def _trainer_cases(part: str, seed: int, fixed: list[Case]) -> list[Case]:
+    if part == "basic":
+        return fixed + gen.corpus_cases(seed, 120, alphabet="abcde", max_merges=6)
+    return gen.corpus_cases(seed + 1, 150, alphabet="ab", max_merges=10) + [
+        Case(({"aaaa": 3}, 5), size=10),
+        Case(({"ab": 1, "ba": 1}, 0), size=6),
+        Case(({"a": 4}, 3), size=5),
+        Case(({"ab": 2, "cd": 2}, 9), size=15),
+    ]
+
+
+def check_train_bpe(fn: Callable[..., Any], part: str = "basic", time_limit: float = DEFAULT_TIME_LIMIT) -> None:
+    """Check ``train_bpe(word_freqs, num_merges)`` against :func:`bpe_ref.train_bpe` (marker, largest tie-break).
+
+    Parts: ``"basic"``, small corpora over five letters; ``"edge"``, two-letter corpora full of ties and
+    runs, ``num_merges == 0`` and more merges than the corpus allows (early stop).
+
+    Example:
+        >>> check_train_bpe(bpe_ref.train_bpe, "edge")
+    """
+    __tracebackhide__ = True
+    _parts("train_bpe", part, ("basic", "edge"))
+    fixed = [Case(({"aa": 5, "ab": 1}, 1), size=6), Case(({"low": 5, "lower": 2, "newest": 6, "widest": 3}, 10))]
+    cases = _trainer_cases(part, gen.SEED + 30, fixed)
+    _check("train_bpe", fn, cases, bpe_ref.train_bpe, _sequence(of_pairs=True), time_limit)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# 03_tie_breaks
+# ---------------------------------------------------------------------------------------------------------------
+
+
+def _pair_count_dicts(seed: int) -> list[Case]:
+    rng = random.Random(seed)
+    symbols = ["a", "b", "c", "ab", "</w>", "b</w>", "B"]
+    out = []
+    for _ in range(200):
+        size = rng.randint(1, 6)
+        pairs = list(dict.fromkeys((rng.choice(symbols), rng.choice(symbols)) for _ in range(size)))
+        top = rng.randint(1, 4)
+        counts = {p: rng.randint(1, top) for p in pairs}
+        out.append(Case((counts,), size=len(counts)))
+    return out
+
+
+def check_best_pair(
+    fn: Callable[..., Any], tie_break: str = "largest", time_limit: float = DEFAULT_TIME_LIMIT
+) -> None:
+    """Check ``best_pair(pair_counts, tie_break)`` for one tie-break against :func:`bpe_ref.best_pair`.
+
+    The cases are small dicts full of ties, with multi-letter symbols and ``"</w>"`` (which sorts before
+    letters), so comparing joined strings instead of tuples is caught.
+
+    Example:
+        >>> check_best_pair(bpe_ref.best_pair, "first")
+    """
+    __tracebackhide__ = True
+    _parts("best_pair", tie_break, bpe_ref.TIE_BREAKS)
+    seeds = {"largest": 31, "smallest": 32, "first": 33}
+    cases = [Case((c.args[0], tie_break), size=c.size) for c in _pair_count_dicts(gen.SEED + seeds[tie_break])]
+    cases.append(Case(({("a", "b</w>"): 2, ("ab", "</w>"): 2}, tie_break), size=2))
+    _check("best_pair", fn, cases, bpe_ref.best_pair, _pair_judge, time_limit)
+
+
+def check_learn_bpe(fn: Callable[..., Any], part: str = "basic", time_limit: float = DEFAULT_TIME_LIMIT) -> None:
+    """Check ``learn_bpe(word_counts, merges)`` against :func:`bpe_ref.learn_bpe` (no marker, smallest tie-break).
+
+    Parts as :func:`check_train_bpe`.
+
+    Example:
+        >>> check_learn_bpe(bpe_ref.learn_bpe, "edge")
+    """
+    __tracebackhide__ = True
+    _parts("learn_bpe", part, ("basic", "edge"))
+    fixed = [Case(({"low": 5, "lower": 2, "newest": 6, "widest": 3}, 4), size=30)]
+    cases = _trainer_cases(part, gen.SEED + 40, fixed)
+    _check("learn_bpe", fn, cases, bpe_ref.learn_bpe, _sequence(of_pairs=True), time_limit)
+
+
+def _split(case: Case) -> Case:
+    words, merges = case.args
+    return Case(({" ".join((*w, "</w>")): c for w, c in words.items()}, merges), size=case.size)
+
+
+def check_bpe_train(fn: Callable[..., Any], part: str = "basic", time_limit: float = DEFAULT_TIME_LIMIT) -> None:
+    """Check ``bpe_train(word_freqs, num_merges)`` against :func:`bpe_ref.bpe_train` (pre-split words, first seen).
+
+    Parts as :func:`check_train_bpe`; the words are given as space-separated symbols with ``"</w>"``.
+
+    Example:
+        >>> check_bpe_train(bpe_ref.bpe_train, "edge")
+    """
+    __tracebackhide__ = True
+    _parts("bpe_train", part, ("basic", "edge"))
+    fixed = [
+        Case(({"h u g </w>": 10, "p u g </w>": 5, "b u g </w>": 2}, 3), size=15),
+        Case(({"a b </w>": 1, "c d </w>": 1}, 5), size=11),
+    ]
+    cases = fixed + [_split(c) for c in _trainer_cases(part, gen.SEED + 50, [])]
+    _check("bpe_train", fn, cases, bpe_ref.bpe_train, _sequence(of_pairs=True), time_limit)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# 04_apply_bpe
+# ---------------------------------------------------------------------------------------------------------------
+
+
+def _table_cases(seed: int, marker: bool) -> list[Case]:
+    """Words with merge tables: trained on a small corpus, then applied to other words."""
+    rng = random.Random(seed)
+    out = []
+    for _ in range(150):
+        words = gen.random_words(rng, "abc", 4, 6, 5)
+        table = bpe_ref.train_bpe(words, rng.randint(0, 8)) if marker else bpe_ref.learn_bpe(words, rng.randint(0, 8))
+        word = "".join(rng.choice("abc") for _ in range(rng.randint(1, 7)))
+        out.append(Case((word, table), size=len(word) + len(table)))
+    return out
+
+
+def check_apply_bpe(fn: Callable[..., Any], part: str = "basic", time_limit: float = DEFAULT_TIME_LIMIT) -> None:
+    """Check ``apply_bpe(word, merges)`` against :func:`bpe_ref.apply_bpe` (by rank, with the marker).
+
+    Parts: ``"basic"``, tables trained by ``train_bpe`` applied to new words; ``"rank"``, hand-made tables
+    on which merging by rank differs from replaying in order, pairs listed twice (the first rank counts)
+    and merges with ``"</w>"``.
+
+    Example:
+        >>> check_apply_bpe(bpe_ref.apply_bpe, "rank")
+    """
+    __tracebackhide__ = True
+    _parts("apply_bpe", part, ("basic", "rank"))
+    if part == "basic":
+        cases = [Case(("abc", [("a", "b"), ("ab", "c")]), size=5)] + _table_cases(gen.SEED + 60, marker=True)
+    else:
+        cases = [
+            Case(("abc", [("ab", "c"), ("a", "b")]), size=5),
+            Case(("abcd", [("bc", "d"), ("c", "d"), ("b", "c")]), size=7),
+            Case(("aaa", [("aa", "a"), ("a", "a")]), size=5),
+            Case(("ab", [("b", "</w>"), ("a", "b"), ("a", "b</w>")]), size=5),
+            Case(("abab", [("a", "b"), ("b", "a"), ("a", "b")]), size=7),
+            Case(("bab", [("b", "a"), ("a", "b"), ("b", "a")]), size=6),
+            Case(("abcab", [("c", "a"), ("b", "c"), ("a", "b"), ("ab", "c"), ("c", "a")]), size=10),
+        ]
+        rng = random.Random(gen.SEED + 61)
+        for _ in range(200):
+            symbols = ["a", "b", "ab", "ba", "aa", "b</w>", "</w>"]
+            table = [(rng.choice(symbols), rng.choice(symbols)) for _ in range(rng.randint(1, 6))]
+            word = "".join(rng.choice("ab") for _ in range(rng.randint(1, 6)))
+            cases.append(Case((word, table), size=len(word) + len(table)))
+    _check("apply_bpe", fn, cases, bpe_ref.apply_bpe, _sequence(), time_limit)
+
+
+def check_encode(fn: Callable[..., Any], part: str = "basic", time_limit: float = DEFAULT_TIME_LIMIT) -> None:
+    """Check ``encode(word, rules)`` against :func:`bpe_ref.encode` (replay in learned order, no marker).
+
+    Parts: ``"basic"``, rules learned by ``learn_bpe`` applied to new words; ``"replay"``, hand-made
+    tables on which replay differs from merging by rank, and words no rule touches.
+
+    Example:
+        >>> check_encode(bpe_ref.encode, "replay")
+    """
+    __tracebackhide__ = True
+    _parts("encode", part, ("basic", "replay"))
+    rules = [("e", "s"), ("es", "t"), ("l", "o"), ("lo", "w")]
+    if part == "basic":
+        cases = [Case(("lowest", rules), size=10)] + _table_cases(gen.SEED + 70, marker=False)
+    else:
+        cases = [
+            Case(("xyz", rules), size=7),
+            Case(("abc", [("ab", "c"), ("a", "b")]), size=5),
+            Case(("aaa", [("aa", "a"), ("a", "a")]), size=5),
+            Case(("aaaa", [("a", "a"), ("a", "a")]), size=6),
+            Case(("abcd", [("bc", "d"), ("c", "d"), ("b", "c")]), size=7),
+        ]
+        rng = random.Random(gen.SEED + 71)
+        for _ in range(150):
+            symbols = ["a", "b", "ab", "ba", "aa", "bb"]
+            table = [(rng.choice(symbols), rng.choice(symbols)) for _ in range(rng.randint(1, 6))]
+            word = "".join(rng.choice("ab") for _ in range(rng.randint(1, 6)))
+            cases.append(Case((word, table), size=len(word) + len(table)))
+    _check("encode", fn, cases, bpe_ref.encode, _sequence(), time_limit)
+
+
+COUNTEREXAMPLE_WORDS = ("abc", "low", "aaa", "hug", "banana", "tokenizer", "xy z", "ééé")
+
+
+def check_counterexample(fn: Callable[..., Any], time_limit: float = DEFAULT_TIME_LIMIT) -> None:
+    """Check ``disagreeing_merges(word)``: it must return a merge table on which rank and replay disagree.
+
+    For each word of at least three characters, ``fn(word)`` must return a list of ``(str, str)`` pairs
+    such that :func:`bpe_ref.rank_and_replay_disagree` is true for that word (both start from the
+    characters, without the marker).
+
+    Example:
+        >>> check_counterexample(lambda w: [(w[0] + w[1], w[2]), (w[0], w[1])])
+    """
+    __tracebackhide__ = True
+
+    def judge(returned: Any, expected: Any, args: tuple) -> str | None:
+        (word,) = args
+        try:
+            table = [_as_pair(p) for p in returned]
+            if bpe_ref.rank_and_replay_disagree(word, table):
+                return None
+            by_rank = bpe_ref.apply_ranked(tuple(word), bpe_ref.merge_ranks(table))
+        except (TypeError, ValueError) as exc:
+            return f"returned: {show(returned)}, not a merge table ({exc})"
+        return f"returned: {show(table)}, on which both give {show(by_rank)}"
+
+    cases = [Case((w,), size=len(w)) for w in COUNTEREXAMPLE_WORDS]
+    run_cases(
+        "disagreeing_merges",
+        fn,
+        cases,
+        lambda word: "a table on which apply by rank and replay differ",
+        judge,
+        time_limit=time_limit,
+    )
+

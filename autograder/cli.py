@@ -1,0 +1,174 @@
+"""The command line of the course: ``python -m autograder`` (also installed as ``bpe-course``).
+
+Commands:
+
+* ``release [--check] [ASSIGNMENT ...]``: regenerate ``notebooks/`` from ``solutions/``; with ``--check``,
+  change nothing and exit 1 when ``notebooks/`` is stale.
+* ``check NOTEBOOK``: a learner's self-check. Grades the notebook as nbgrader would, hidden tests restored,
+  and prints each exercise with its points and failure messages. Exit 0 only for full marks.
+* ``grade SUBMISSIONS --out DIR``: autograde a class (nbgrader's ``submitted/`` layout, or a folder of
+  notebooks), write feedback HTML, ``grades.csv`` and ``exercise_grades.csv`` into ``DIR``.
+* ``demo [--out DIR]``: ``grade`` the bundled sample class and print each student's score per exercise.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+from collections import defaultdict
+from pathlib import Path
+
+from . import grading, release, sample_class
+from .course import CourseError, find_course_root
+
+
+def _course(args: argparse.Namespace) -> Path:
+    return find_course_root(Path(args.course) if args.course else None)
+
+
+def _progress(label: str):
+    def wrap(items):
+        try:
+            from tqdm import tqdm
+        except ImportError:  # pragma: no cover - tqdm is a dependency
+            return items
+        return tqdm(items, desc=label, unit="notebook", file=sys.stderr, dynamic_ncols=True)
+
+    return wrap
+
+
+def cmd_release(args: argparse.Namespace) -> int:
+    root = _course(args)
+    if args.check:
+        problems = release.stale(root, args.assignments or None)
+        for line in problems:
+            print(line)
+        if problems:
+            print("notebooks/ is stale: run `python -m autograder release` and commit the result.")
+            return 1
+        print("notebooks/ is up to date with solutions/.")
+        return 0
+    names = release.generate(root, root / "notebooks", args.assignments or None)
+    for name in names:
+        print(f"released notebooks/{name}/")
+    return 0
+
+
+def _print_result(result: grading.Result, indent: str = "") -> None:
+    sub = result.submission
+    if result.error:
+        print(f"{indent}{sub.assignment}: not graded: {result.error}")
+        return
+    print(f"{indent}{sub.assignment}: {result.score:g} / {result.max_score:g} points")
+    for cell in result.cells:
+        mark = "PASS" if cell.points >= cell.max_points else "FAIL"
+        print(f"{indent}  {mark}  {cell.exercise:<22} {cell.grade_id:<34} {cell.points:g} / {cell.max_points:g}")
+        if cell.message and cell.points < cell.max_points:
+            for line in cell.message.splitlines()[:4]:
+                print(f"{indent}          {line}")
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    root = _course(args)
+    path = Path(args.notebook)
+    if not path.is_file():
+        raise CourseError(f"no notebook at {path}")
+    known = release.assignments(root)
+    assignment = args.assignment or grading.detect_assignment(path, known, root)
+    if assignment is None:
+        raise CourseError(f"{path} is not a notebook of this course ({', '.join(known)}); pass --assignment")
+    submission = grading.Submission("you", assignment, path)
+    with tempfile.TemporaryDirectory(prefix="bpe-check-") as tmp:
+        (result,) = grading.grade(root, [submission], Path(tmp), feedback=False)
+    _print_result(result)
+    full = not result.error and result.max_score > 0 and result.score >= result.max_score
+    print("Full marks." if full else "Not full marks yet: see the messages above.")
+    return 0 if full else 1
+
+
+def cmd_grade(args: argparse.Namespace) -> int:
+    root = _course(args)
+    submissions = grading.find_submissions(Path(args.submissions), root, args.assignment)
+    out = Path(args.out)
+    results = grading.grade(root, submissions, out, feedback=not args.no_feedback, progress=_progress("grading"))
+    _summary(results, out)
+    return 0
+
+
+def _summary(results: list[grading.Result], out: Path) -> None:
+    by_assignment: dict[str, list[grading.Result]] = defaultdict(list)
+    for result in results:
+        by_assignment[result.submission.assignment].append(result)
+    for assignment, rows in by_assignment.items():
+        exercises = list(dict.fromkeys(c.exercise for r in rows for c in r.cells))
+        print(f"\n{assignment}")
+        header = f"  {'student':<24}" + "".join(f"{e:>18}" for e in exercises) + f"{'total':>12}"
+        print(header)
+        for r in rows:
+            per = defaultdict(lambda: [0.0, 0.0])
+            for c in r.cells:
+                per[c.exercise][0] += c.points
+                per[c.exercise][1] += c.max_points
+            cols = "".join(f"{f'{per[e][0]:g}/{per[e][1]:g}':>18}" for e in exercises)
+            total = f"{r.score:g}/{r.max_score:g}"
+            line = f"  {r.submission.student:<24}{cols}{total:>12}"
+            print(line + (f"  not graded: {r.error}" if r.error else ""))
+    errors = sum(1 for r in results if r.error)
+    print(f"\n{len(results)} submissions graded into {out}/ ({errors} could not be graded)")
+    print(f"  {out}/grades.csv, {out}/exercise_grades.csv, {out}/feedback/<student>/<assignment>.html")
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    root = _course(args)
+    out = Path(args.out) if args.out else Path(tempfile.mkdtemp(prefix="bpe-demo-"))
+    submitted = out / "sample_class"
+    if submitted.exists():
+        import shutil
+
+        shutil.rmtree(submitted)
+    sample_class.build(root, submitted)
+    submissions = grading.find_submissions(submitted, root)
+    results = grading.grade(root, submissions, out, progress=_progress("grading the sample class"))
+    _summary(results, out)
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m autograder",
+        description="Release, self-check and grade the bpe-course notebooks with nbgrader.",
+    )
+    parser.add_argument("--course", help="the course directory (default: found from the working directory)")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("release", help="regenerate notebooks/ from solutions/")
+    p.add_argument("assignments", nargs="*", help="assignment ids (default: all)")
+    p.add_argument("--check", action="store_true", help="change nothing; exit 1 if notebooks/ is stale")
+    p.set_defaults(func=cmd_release)
+
+    p = sub.add_parser("check", help="self-check one notebook with the hidden tests; exit 0 only for full marks")
+    p.add_argument("notebook", help="path of your notebook (.ipynb)")
+    p.add_argument("--assignment", help="the assignment id (default: detected from the notebook)")
+    p.set_defaults(func=cmd_check)
+
+    p = sub.add_parser("grade", help="autograde a class of submissions")
+    p.add_argument("submissions", help="nbgrader's submitted/ folder, or a folder of notebooks")
+    p.add_argument("--out", required=True, help="folder for grades.csv, feedback/ and the nbgrader workspace")
+    p.add_argument("--assignment", help="grade only this assignment (and use it for a flat folder)")
+    p.add_argument("--no-feedback", action="store_true", help="do not write feedback HTML")
+    p.set_defaults(func=cmd_grade)
+
+    p = sub.add_parser("demo", help="grade the bundled sample class and print the scores")
+    p.add_argument("--out", help="output folder (default: a new temporary folder)")
+    p.set_defaults(func=cmd_demo)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return args.func(args)
+    except CourseError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2

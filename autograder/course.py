@@ -1,0 +1,111 @@
+"""The course directory and nbgrader workspaces.
+
+The repository root is an nbgrader course directory (``nbgrader_config.py``, ``solutions/``, ``notebooks/``).
+Every command of :mod:`autograder` grades in a *workspace*: a fresh nbgrader course directory (its own
+``gradebook.db``, ``source/``, ``submitted/``, ``autograded/``, ``feedback/``) whose configuration is the
+repository's ``nbgrader_config.py`` with the paths pointed at the workspace. So the repository is never
+written to while grading, and two runs never share a gradebook.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+from traitlets.config import Config
+from traitlets.config.loader import PyFileConfigLoader
+
+CONFIG_FILE = "nbgrader_config.py"
+
+
+class CourseError(Exception):
+    """The course directory or a submission cannot be used; the message says which path and why."""
+
+
+def find_course_root(start: Path | None = None) -> Path:
+    """The nearest folder at or above ``start`` (default: the working directory) that holds ``nbgrader_config.py``
+    and ``solutions/``; else the repository this package was installed from (an editable install).
+
+    Raises:
+        CourseError: no such folder.
+    """
+    candidates = []
+    here = (start or Path.cwd()).resolve()
+    candidates += [here, *here.parents]
+    candidates.append(Path(__file__).resolve().parent.parent)
+    for folder in candidates:
+        if (folder / CONFIG_FILE).is_file() and (folder / "solutions").is_dir():
+            return folder
+    raise CourseError(f"no course directory (with {CONFIG_FILE} and solutions/) at or above {here}; use --course DIR")
+
+
+def assignments(root: Path) -> list[str]:
+    """The assignment ids of the course: the folders of ``solutions/`` that hold a notebook, sorted."""
+    source = root / "solutions"
+    return sorted(p.name for p in source.iterdir() if p.is_dir() and any(p.glob("*.ipynb")))
+
+
+def load_config(root: Path) -> Config:
+    """The course's ``nbgrader_config.py`` as a traitlets ``Config``."""
+    return PyFileConfigLoader(CONFIG_FILE, path=str(root)).load_config()
+
+
+@dataclass
+class Workspace:
+    """An nbgrader course directory made for one run of a command, configured from the course's config."""
+
+    course_root: Path
+    path: Path
+
+    @classmethod
+    def create(cls, course_root: Path, path: Path) -> Workspace:
+        """Make ``path`` a fresh workspace: ``source/`` is a copy of the course's ``solutions/``.
+
+        An existing ``path`` is emptied of nbgrader's folders and gradebook first (other files are left).
+        """
+        path.mkdir(parents=True, exist_ok=True)
+        for name in ("source", "release", "submitted", "autograded", "feedback", "gradebook.db"):
+            target = path / name
+            if target.is_dir():
+                shutil.rmtree(target)
+            elif target.exists():
+                target.unlink()
+        shutil.copytree(course_root / "solutions", path / "source")
+        return cls(course_root=course_root, path=path)
+
+    @property
+    def db_url(self) -> str:
+        return f"sqlite:///{self.path / 'gradebook.db'}"
+
+    def config(self) -> Config:
+        config = load_config(self.course_root)
+        config.CourseDirectory.root = str(self.path)
+        config.CourseDirectory.source_directory = "source"
+        config.CourseDirectory.release_directory = "release"
+        config.CourseDirectory.submitted_directory = "submitted"
+        config.CourseDirectory.autograded_directory = "autograded"
+        config.CourseDirectory.feedback_directory = "feedback"
+        config.CourseDirectory.db_url = self.db_url
+        config.NbGraderAPI.log_level = "WARN"
+        return config
+
+    def api(self):
+        """An ``nbgrader.apps.NbGraderAPI`` on this workspace."""
+        from nbgrader.apps import NbGraderAPI
+
+        logging.getLogger("traitlets").setLevel(logging.ERROR)
+        os.environ.setdefault("JUPYTER_PLATFORM_DIRS", "1")
+        config = self.config()
+        return NbGraderAPI(config=config)
+
+    def submission_path(self, student: str, assignment: str) -> Path:
+        return self.path / "submitted" / student / assignment / f"{assignment}.ipynb"
+
+    def autograded_path(self, student: str, assignment: str) -> Path:
+        return self.path / "autograded" / student / assignment / f"{assignment}.ipynb"
+
+    def feedback_path(self, student: str, assignment: str) -> Path:
+        return self.path / "feedback" / student / assignment / f"{assignment}.html"

@@ -1,0 +1,57 @@
+"""The bundled sample class: submissions written as real students would, built from the release notebooks.
+
+Each assignment has a module here whose ``STUDENTS`` maps a student id (named by scenario, e.g.
+``merge-no-skip``) to the code that student wrote in each solution cell (by ``grade_id``). A solution cell
+not listed keeps the release stub, so ``{}`` is a blank submission. :func:`build` writes the class in
+nbgrader's ``submitted/`` layout; the tests assert each student's exact score per exercise.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import nbformat
+
+from . import pair_counts_and_merge
+
+MODULES = [pair_counts_and_merge]
+
+
+def fill(release: nbformat.NotebookNode, answers: dict[str, str]) -> nbformat.NotebookNode:
+    """A copy of a release notebook with the solution cells named in ``answers`` replaced by that code.
+
+    Raises:
+        KeyError: an answer names a cell that is not a solution cell of the notebook.
+    """
+    nb = nbformat.from_dict(release)
+    solution_ids = set()
+    for cell in nb.cells:
+        meta = cell.metadata.get("nbgrader", {})
+        if meta.get("solution"):
+            solution_ids.add(meta["grade_id"])
+            if meta["grade_id"] in answers:
+                cell.source = answers[meta["grade_id"]].strip("\n")
+    unknown = set(answers) - solution_ids
+    if unknown:
+        raise KeyError(f"no solution cell named {sorted(unknown)} in the release notebook")
+    return nb
+
+
+def students() -> dict[str, dict[str, dict[str, str]]]:
+    """``{assignment: {student: {grade_id: code}}}`` for every bundled assignment."""
+    return {module.ASSIGNMENT: module.STUDENTS for module in MODULES}
+
+
+def build(course_root: Path, dest: Path, only: list[str] | None = None) -> list[Path]:
+    """Write the sample class as ``dest/<student>/<assignment>/<assignment>.ipynb``; return the paths written."""
+    written = []
+    for assignment, by_student in students().items():
+        if only and assignment not in only:
+            continue
+        release = nbformat.read(course_root / "notebooks" / assignment / f"{assignment}.ipynb", 4)
+        for student, answers in by_student.items():
+            path = dest / student / assignment / f"{assignment}.ipynb"
+            path.parent.mkdir(parents=True, exist_ok=True)
+            nbformat.write(fill(release, answers), path)
+            written.append(path)
+    return written

@@ -1,0 +1,32 @@
+"""nbgrader configuration of the bpe-course course directory (the repository root).
+
+`python -m autograder` reads this file for every command, so `nbgrader ...` run by hand at the root and
+the project's own commands grade the same way.
+"""
+
+c = get_config()  # noqa: F821 - provided by nbgrader's config loader
+
+c.CourseDirectory.course_id = "bpe-course"
+c.CourseDirectory.source_directory = "solutions"
+c.CourseDirectory.release_directory = "notebooks"
+
+# Each cell may run this long while a notebook is graded; the hidden checks also stop every single call of
+# a learner's function after 2 s, so a slow or endless function costs 2 s, not the whole cell.
+c.Execute.timeout = 120
+c.Execute.interrupt_on_timeout = True
+c.Execute.allow_errors = True
+
+# A test cell that a learner deleted is put back from the source notebook, and graded.
+c.OverwriteCells.add_missing_cells = True
+
+# nbgrader gives 0 points to a test cell with any output on stderr. Warnings are not errors: drop stderr
+# output made only of Python warnings (`file.py:3: DeprecationWarning: ...` and its source line).
+c.IgnorePattern.enabled = True
+c.IgnorePattern.pattern = r"^(?:[^\n]*:\d+: \w*Warning: [^\n]*\n?(?:  [^\n]*\n?)?)+$"
+
+# Student stubs: the release notebooks say what to do in place of the solution.
+c.ClearSolutions.code_stub = {"python": "# YOUR CODE HERE\nraise NotImplementedError()"}
+c.ClearSolutions.text_stub = "YOUR ANSWER HERE"
+
+# Keep feedback readable when a learner prints a lot.
+c.LimitOutput.max_lines = 200
