@@ -253,9 +253,7 @@ def _pair_count_dicts(seed: int) -> list[Case]:
     return out
 
 
-def check_best_pair(
-    fn: Callable[..., Any], tie_break: str = "largest", time_limit: float = DEFAULT_TIME_LIMIT
-) -> None:
+def check_best_pair(fn: Callable[..., Any], tie_break: str = "largest", time_limit: float = DEFAULT_TIME_LIMIT) -> None:
     """Check ``best_pair(pair_counts, tie_break)`` for one tie-break against :func:`bpe_ref.best_pair`.
 
     The cases are small dicts full of ties, with multi-letter symbols and ``"</w>"`` (which sorts before
@@ -426,4 +424,3 @@ def check_counterexample(fn: Callable[..., Any], time_limit: float = DEFAULT_TIM
         judge,
         time_limit=time_limit,
     )
-

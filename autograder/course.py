@@ -9,9 +9,11 @@ written to while grading, and two runs never share a gradebook.
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import os
 import shutil
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -19,6 +21,14 @@ from traitlets.config import Config
 from traitlets.config.loader import PyFileConfigLoader
 
 CONFIG_FILE = "nbgrader_config.py"
+
+
+def cache_dir() -> Path:
+    """Where prepared gradebooks are cached: ``$BPE_COURSE_CACHE``, else ``$XDG_CACHE_HOME/bpe-course``."""
+    if os.environ.get("BPE_COURSE_CACHE"):
+        return Path(os.environ["BPE_COURSE_CACHE"])
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "bpe-course"
 
 
 class CourseError(Exception):
@@ -90,6 +100,8 @@ class Workspace:
         config.CourseDirectory.feedback_directory = "feedback"
         config.CourseDirectory.db_url = self.db_url
         config.NbGraderAPI.log_level = "WARN"
+        # The grading kernel logs only errors (not its warning about local TCP sockets).
+        config.Execute.extra_arguments = ["--HistoryManager.hist_file=:memory:", "--IPKernelApp.log_level=ERROR"]
         return config
 
     def api(self):
@@ -97,9 +109,49 @@ class Workspace:
         from nbgrader.apps import NbGraderAPI
 
         logging.getLogger("traitlets").setLevel(logging.ERROR)
+        warnings.filterwarnings("ignore", module=r"nbgrader\..*")
+        warnings.filterwarnings("ignore", message=r".*not in session.*")
         os.environ.setdefault("JUPYTER_PLATFORM_DIRS", "1")
         config = self.config()
         return NbGraderAPI(config=config)
+
+    def prepare(self, names: list[str]) -> str:
+        """Put the source notebooks of ``names`` in the gradebook (``nbgrader generate_assignment``).
+
+        Creating a gradebook costs seconds (nbgrader runs its database migrations), so the prepared gradebook
+        is cached under ``$XDG_CACHE_HOME/bpe-course/`` keyed by nbgrader's version, the course config and
+        the source files; the next run with the same sources copies it.
+
+        Returns:
+            ``""``, or nbgrader's log when an assignment failed to build.
+        """
+        import nbgrader
+
+        digest = hashlib.sha256(nbgrader.__version__.encode())
+        digest.update((self.course_root / CONFIG_FILE).read_bytes())
+        for name in sorted(names):
+            digest.update(name.encode())
+            for path in sorted((self.course_root / "solutions" / name).rglob("*")):
+                if path.is_file():
+                    digest.update(str(path.relative_to(self.course_root)).encode() + path.read_bytes())
+        cached = cache_dir() / f"gradebook-{digest.hexdigest()[:24]}.db"
+        target = self.path / "gradebook.db"
+        if cached.is_file():
+            shutil.copyfile(cached, target)
+            return ""
+        api = self.api()
+        for name in sorted(names):
+            result = api.generate_assignment(name, force=True, create=True)
+            if not result["success"]:
+                return (result.get("log", "") + result.get("error", "")).strip()
+        try:
+            cached.parent.mkdir(parents=True, exist_ok=True)
+            partial = cached.with_suffix(f".{os.getpid()}.tmp")
+            shutil.copyfile(target, partial)
+            os.replace(partial, cached)
+        except OSError:  # a read-only cache only costs time
+            pass
+        return ""
 
     def submission_path(self, student: str, assignment: str) -> Path:
         return self.path / "submitted" / student / assignment / f"{assignment}.ipynb"

@@ -145,7 +145,13 @@ def max_points(course_root: Path, assignment: str) -> float:
         cells = nbformat.read(source, 4).cells
     except (OSError, ValueError):
         return 0.0
-    return float(sum(c.metadata.get("nbgrader", {}).get("points", 0) for c in cells if c.metadata.get("nbgrader", {}).get("grade")))
+    return float(
+        sum(
+            c.metadata.get("nbgrader", {}).get("points", 0)
+            for c in cells
+            if c.metadata.get("nbgrader", {}).get("grade")
+        )
+    )
 
 
 def exercises(course_root: Path, assignment: str) -> dict[str, str]:
@@ -191,9 +197,7 @@ def read_results(workspace: Workspace, submission: Submission) -> list[CellResul
     cells = []
     exercise_of = exercises(workspace.course_root, submission.assignment)
     with Gradebook(workspace.db_url) as gradebook:
-        notebook = gradebook.find_submission_notebook(
-            submission.assignment, submission.assignment, submission.student
-        )
+        notebook = gradebook.find_submission_notebook(submission.assignment, submission.assignment, submission.student)
         source = gradebook.find_notebook(submission.assignment, submission.assignment)
         order = {cell.name: index for index, cell in enumerate(source.source_cells)}
         for grade in sorted(notebook.grades, key=lambda g: order.get(g.name, 0)):
@@ -247,8 +251,9 @@ def grade(
     """
     out.mkdir(parents=True, exist_ok=True)
     workspace = Workspace.create(course_root, out / "course")
+    known = assignments(course_root)
+    failed_build = workspace.prepare(sorted({s.assignment for s in submissions if s.assignment in known}))
     api = workspace.api()
-    generated: dict[str, str] = {}
     results: list[Result] = []
     iterate = progress(submissions) if progress else submissions
     for submission in iterate:
@@ -257,11 +262,8 @@ def grade(
         result.error = _stage(workspace, submission)
         if result.error:
             continue
-        if submission.assignment not in generated:
-            made = api.generate_assignment(submission.assignment, force=True, create=True)
-            generated[submission.assignment] = "" if made["success"] else made.get("log", "") + made.get("error", "")
-        if generated[submission.assignment]:
-            result.error = f"the source notebook of {submission.assignment} failed to build"
+        if failed_build:
+            result.error = f"the source notebooks failed to build: {_summarise(failed_build)}"
             continue
         graded = api.autograde(submission.assignment, submission.student, force=True, create=True)
         if not graded["success"]:

@@ -2,7 +2,7 @@
 
 ASSIGNMENT = "01_pair_counts_and_merge"
 
-_COUNTS_LOOP = '''
+_COUNTS_LOOP = """
 def get_pair_counts(ids):
     counts = {}
     for i in range(len(ids) - 1):
@@ -12,9 +12,9 @@ def get_pair_counts(ids):
         else:
             counts[pair] = 1
     return counts
-'''
+"""
 
-_MERGE_LOOP = '''
+_MERGE_LOOP = """
 def merge(ids, pair, new_id):
     result = []
     i = 0
@@ -27,27 +27,27 @@ def merge(ids, pair, new_id):
             i += 1
     print("merged", pair, "->", new_id)  # progress output is allowed
     return result
-'''
+"""
 
 STUDENTS: dict[str, dict[str, str]] = {
     # Index loops and slices; prints while it works.
     "correct-loops": {"get_pair_counts": _COUNTS_LOOP, "merge": _MERGE_LOOP},
     # Library style: a Counter and a recursive merge.
     "correct-counter": {
-        "get_pair_counts": '''
+        "get_pair_counts": """
 from collections import Counter
 
 def get_pair_counts(ids):
     return Counter(zip(ids, ids[1:]))
-''',
-        "merge": '''
+""",
+        "merge": """
 def merge(ids, pair, new_id):
     if len(ids) < 2:
         return list(ids)
     if (ids[0], ids[1]) == tuple(pair):
         return [new_id] + merge(ids[2:], pair, new_id)
     return [ids[0]] + merge(ids[1:], pair, new_id)
-''',
+""",
     },
     # Opened the notebook and handed it in untouched.
     "blank": {},
@@ -56,7 +56,7 @@ def merge(ids, pair, new_id):
     # Advances by one after a match, so the second id of the pair is copied too.
     "merge-no-skip": {
         "get_pair_counts": _COUNTS_LOOP,
-        "merge": '''
+        "merge": """
 def merge(ids, pair, new_id):
     out = []
     for i in range(len(ids)):
@@ -67,12 +67,12 @@ def merge(ids, pair, new_id):
         else:
             out.append(ids[i])
     return out
-''',
+""",
     },
     # Merges correctly, but in place: the caller's list changes.
     "merge-mutates-input": {
         "get_pair_counts": _COUNTS_LOOP,
-        "merge": '''
+        "merge": """
 def merge(ids, pair, new_id):
     i = 0
     while i < len(ids) - 1:
@@ -81,11 +81,11 @@ def merge(ids, pair, new_id):
             del ids[i + 1]
         i += 1
     return ids
-''',
+""",
     },
     # Skips past a pair of equal ids as merge does, so overlapping pairs are counted once.
     "counts-no-overlap": {
-        "get_pair_counts": '''
+        "get_pair_counts": """
 def get_pair_counts(ids):
     counts = {}
     i = 0
@@ -94,18 +94,18 @@ def get_pair_counts(ids):
         counts[pair] = counts.get(pair, 0) + 1
         i += 2 if ids[i] == ids[i + 1] else 1
     return counts
-''',
+""",
         "merge": _MERGE_LOOP,
     },
     # Right counts, but sorted: the order of first occurrence is lost.
     "counts-sorted": {
-        "get_pair_counts": '''
+        "get_pair_counts": """
 def get_pair_counts(ids):
     counts = {}
     for pair in zip(ids, ids[1:]):
         counts[pair] = counts.get(pair, 0) + 1
     return dict(sorted(counts.items()))
-''',
+""",
         "merge": _MERGE_LOOP,
     },
 }

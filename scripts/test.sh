@@ -1,0 +1,8 @@
+#!/usr/bin/env bash
+# The project's test command: linters, the committed notebooks' hygiene, then the test suite.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ruff check .
+ruff format --check .
+python -m autograder release --check
+python -m pytest -n 2 --durations=10 "$@"
