@@ -12,9 +12,9 @@ from pathlib import Path
 
 import nbformat
 
-from . import pair_counts_and_merge
+from . import apply_bpe, pair_counts_and_merge, tie_breaks, training_loop
 
-MODULES = [pair_counts_and_merge]
+MODULES = [pair_counts_and_merge, training_loop, tie_breaks, apply_bpe]
 
 
 def fill(release: nbformat.NotebookNode, answers: dict[str, str]) -> nbformat.NotebookNode:
@@ -39,7 +39,7 @@ def fill(release: nbformat.NotebookNode, answers: dict[str, str]) -> nbformat.No
 
 def students() -> dict[str, dict[str, dict[str, str]]]:
     """``{assignment: {student: {grade_id: code}}}`` for every bundled assignment."""
-    return {module.ASSIGNMENT: module.STUDENTS for module in MODULES}
+    return {module.ASSIGNMENT: module.STUDENTS for module in MODULES if module.STUDENTS}
 
 
 def build(course_root: Path, dest: Path, only: list[str] | None = None) -> list[Path]:

@@ -12,21 +12,12 @@ import pytest
 from autograder import sample_class
 from autograder.cli import main
 
+from .expected_scores import EXPECTED
+
 ASSIGNMENT = "01_pair_counts_and_merge"
 SOLUTION = f"solutions/{ASSIGNMENT}/{ASSIGNMENT}.ipynb"
 RELEASE = f"notebooks/{ASSIGNMENT}/{ASSIGNMENT}.ipynb"
-
-# student -> exercise -> points, for assignment 01 (4 points per exercise).
-EXPECTED_01 = {
-    "blank": {"get_pair_counts": 0, "merge": 0},
-    "correct-counter": {"get_pair_counts": 4, "merge": 4},
-    "correct-loops": {"get_pair_counts": 4, "merge": 4},
-    "counts-no-overlap": {"get_pair_counts": 2, "merge": 4},
-    "counts-sorted": {"get_pair_counts": 2, "merge": 4},
-    "half-done": {"get_pair_counts": 4, "merge": 0},
-    "merge-mutates-input": {"get_pair_counts": 4, "merge": 0},
-    "merge-no-skip": {"get_pair_counts": 4, "merge": 2},
-}
+EXPECTED_01 = EXPECTED[ASSIGNMENT]
 
 pytestmark = pytest.mark.slow
 
@@ -55,12 +46,18 @@ def demo(tmp_path_factory, course_root):
     return out, result.stdout
 
 
-def test_demo_grades_every_sample_student_exactly(demo):
+@pytest.mark.parametrize("assignment", sorted(EXPECTED))
+def test_demo_grades_every_sample_student_exactly(demo, assignment):
     out, stdout = demo
     scores = _per_exercise(out)
-    got = {student: per for (student, assignment), per in scores.items() if assignment == ASSIGNMENT}
-    assert got == {s: {e: float(p) for e, p in per.items()} for s, per in EXPECTED_01.items()}
-    assert set(EXPECTED_01) == set(sample_class.students()[ASSIGNMENT])
+    got = {student: per for (student, name), per in scores.items() if name == assignment}
+    assert got == {s: {e: float(p) for e, p in per.items()} for s, per in EXPECTED[assignment].items()}
+
+
+def test_every_sample_assignment_has_expected_scores():
+    assert set(sample_class.students()) == set(EXPECTED)
+    for assignment, students in sample_class.students().items():
+        assert set(students) == set(EXPECTED[assignment]), assignment
 
 
 def test_demo_writes_grades_csv_and_feedback(demo):
