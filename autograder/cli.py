@@ -14,6 +14,7 @@ Commands:
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import tempfile
 from collections import defaultdict
@@ -80,7 +81,7 @@ def cmd_check(args: argparse.Namespace) -> int:
         raise CourseError(f"{path} is not a notebook of this course ({', '.join(known)}); pass --assignment")
     submission = grading.Submission("you", assignment, path)
     with tempfile.TemporaryDirectory(prefix="bpe-check-") as tmp:
-        (result,) = grading.grade(root, [submission], Path(tmp), feedback=False)
+        (result,) = grading.grade(root, [submission], Path(tmp), feedback=False, resume=False)
     _print_result(result)
     full = not result.error and result.max_score > 0 and result.score >= result.max_score
     print("Full marks." if full else "Not full marks yet: see the messages above.")
@@ -90,10 +91,31 @@ def cmd_check(args: argparse.Namespace) -> int:
 def cmd_grade(args: argparse.Namespace) -> int:
     root = _course(args)
     submissions = grading.find_submissions(Path(args.submissions), root, args.assignment)
+    if args.shard:
+        index, count = args.shard
+        submissions = submissions[index - 1 :: count]
     out = Path(args.out)
-    results = grading.grade(root, submissions, out, feedback=not args.no_feedback, progress=_progress("grading"))
+    results = grading.grade(
+        root,
+        submissions,
+        out,
+        feedback=not args.no_feedback,
+        jobs=args.jobs,
+        resume=not args.force,
+        progress=_progress("grading"),
+    )
     _summary(results, out)
     return 0
+
+
+def _shard(text: str) -> tuple[int, int]:
+    try:
+        index, count = (int(x) for x in text.split("/"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--shard takes K/N, e.g. 2/4; got {text!r}") from None
+    if not 1 <= index <= count:
+        raise argparse.ArgumentTypeError(f"--shard K/N needs 1 <= K <= N; got {text!r}")
+    return index, count
 
 
 def _summary(results: list[grading.Result], out: Path) -> None:
@@ -129,7 +151,9 @@ def cmd_demo(args: argparse.Namespace) -> int:
         shutil.rmtree(submitted)
     sample_class.build(root, submitted)
     submissions = grading.find_submissions(submitted, root)
-    results = grading.grade(root, submissions, out, progress=_progress("grading the sample class"))
+    results = grading.grade(
+        root, submissions, out, jobs=args.jobs, resume=False, progress=_progress("grading the sample class")
+    )
     _summary(results, out)
     return 0
 
@@ -157,10 +181,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", required=True, help="folder for grades.csv, feedback/ and the nbgrader workspace")
     p.add_argument("--assignment", help="grade only this assignment (and use it for a flat folder)")
     p.add_argument("--no-feedback", action="store_true", help="do not write feedback HTML")
+    p.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="submissions graded at once (default: CPUs)")
+    p.add_argument("--shard", type=_shard, help="grade only share K of N (K/N), to split a class over machines")
+    p.add_argument("--force", action="store_true", help="grade everything again, even what --out already holds")
     p.set_defaults(func=cmd_grade)
 
     p = sub.add_parser("demo", help="grade the bundled sample class and print the scores")
     p.add_argument("--out", help="output folder (default: a new temporary folder)")
+    p.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="submissions graded at once (default: CPUs)")
     p.set_defaults(func=cmd_demo)
     return parser
 

@@ -9,10 +9,15 @@ scores 0, and the batch goes on.
 from __future__ import annotations
 
 import csv
+import hashlib
 import json
+import multiprocessing
+import os
 import re
 import shutil
+import sqlite3
 from collections.abc import Callable, Iterable
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -224,66 +229,278 @@ def _stage(workspace: Workspace, submission: Submission) -> str:
     return ""
 
 
+def _digest(path: Path) -> str:
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+    except OSError:
+        return ""
+
+
+class Journal:
+    """``out/journal.jsonl``: one line per graded submission (its file's hash, the slot, the result).
+
+    A batch killed midway is resumed from it: a submission whose file has not changed since it was graded
+    is not graded again. Lines are flushed to disk one by one, so a kill loses at most the one in progress.
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.entries: dict[tuple[str, str], dict] = {}
+        if path.exists():
+            for line in path.read_text(encoding="utf-8").splitlines():
+                try:
+                    entry = json.loads(line)
+                    self.entries[(entry["student"], entry["assignment"])] = entry
+                except (ValueError, KeyError):
+                    continue  # a line cut short by a kill
+
+    def done(self, submission: Submission) -> Result | None:
+        entry = self.entries.get((submission.student, submission.assignment))
+        if entry is None or entry.get("sha256") != _digest(submission.path):
+            return None
+        result = Result(submission, error=entry.get("error", ""), possible=entry.get("possible", 0.0))
+        result.cells = [CellResult(**cell) for cell in entry.get("cells", [])]
+        feedback = entry.get("feedback")
+        result.feedback = Path(feedback) if feedback else None
+        return result
+
+    def slot_of(self, submission: Submission) -> int | None:
+        entry = self.entries.get((submission.student, submission.assignment))
+        return None if entry is None else entry.get("slot")
+
+    def record(self, result: Result, slot: int) -> None:
+        sub = result.submission
+        entry = {
+            "student": sub.student,
+            "assignment": sub.assignment,
+            "path": str(sub.path),
+            "sha256": _digest(sub.path),
+            "slot": slot,
+            "error": result.error,
+            "possible": result.possible,
+            "feedback": str(result.feedback) if result.feedback else None,
+            "cells": [vars(cell) for cell in result.cells],
+        }
+        self.entries[(sub.student, sub.assignment)] = entry
+        with open(self.path, "a", encoding="utf-8") as handle:
+            handle.write(json.dumps(entry) + "\n")
+            handle.flush()
+            os.fsync(handle.fileno())
+
+
+class _Grader:
+    """Grades submissions one by one in its own workspace (``out/course/slots/<slot>``)."""
+
+    def __init__(self, course_root: Path, out: Path, slot: int, names: list[str], feedback: bool) -> None:
+        self.course_root, self.out, self.slot, self.feedback = course_root, out, slot, feedback
+        path = out / "course" / "slots" / str(slot)
+        template = out / "course" / "template"
+        if not (path / "gradebook.db").exists():
+            # every slot starts from the same prepared gradebook, so their rows share UUIDs and merge cleanly
+            self.workspace = Workspace.create(course_root, path)
+            shutil.copyfile(template / "gradebook.db", path / "gradebook.db")
+        else:
+            self.workspace = Workspace(course_root, path)
+        self.failed_build = (
+            (template / "build-error.txt").read_text() if (template / "build-error.txt").exists() else ""
+        )
+        self.api = self.workspace.api()
+
+    def grade(self, submission: Submission) -> Result:
+        result = Result(submission, possible=max_points(self.course_root, submission.assignment))
+        try:
+            self._grade(submission, result)
+        except Exception as exc:  # never let one submission stop the batch
+            result.error = result.error or f"grading failed: {type(exc).__name__}: {exc}"[:500]
+            result.cells = []
+        return result
+
+    def _grade(self, submission: Submission, result: Result) -> None:
+        workspace, api = self.workspace, self.api
+        result.error = _stage(workspace, submission)
+        if result.error:
+            return
+        if self.failed_build:
+            result.error = f"the source notebooks failed to build: {_summarise(self.failed_build)}"
+            return
+        graded = api.autograde(submission.assignment, submission.student, force=True, create=True)
+        if not graded["success"]:
+            result.error = _summarise(graded.get("log", "") or graded.get("error", ""))
+            return
+        try:
+            result.cells = read_results(workspace, submission)
+        except Exception as exc:  # the gradebook has no record: report, never crash the batch
+            result.error = f"no grades recorded ({type(exc).__name__}: {exc})"
+            return
+        autograded = workspace.autograded_path(submission.student, submission.assignment)
+        _copy(autograded.parent, self.out / "course" / "autograded" / submission.student / submission.assignment)
+        if self.feedback:
+            made = api.generate_feedback(submission.assignment, submission.student, force=True)
+            html = workspace.feedback_path(submission.student, submission.assignment)
+            if made["success"] and html.exists():
+                target = self.out / "feedback" / submission.student / f"{submission.assignment}.html"
+                target.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(html, target)
+                result.feedback = target
+
+
+def _forget(workspace: Workspace, submission: Submission) -> None:
+    """Remove an earlier grade of a submission from a slot's gradebook (it was graded again elsewhere)."""
+    from nbgrader.api import Gradebook, MissingEntry
+
+    with Gradebook(workspace.db_url) as gradebook:
+        try:
+            gradebook.remove_submission(submission.assignment, submission.student)
+        except MissingEntry:
+            pass
+
+
+def _copy(source: Path, target: Path) -> None:
+    if target.exists():
+        shutil.rmtree(target)
+    shutil.copytree(source, target)
+
+
+_WORKER: _Grader | None = None
+
+
+def _start_worker(slots, course_root: Path, out: Path, names: list[str], feedback: bool) -> None:
+    global _WORKER
+    _WORKER = _Grader(course_root, out, slots.get(), names, feedback)
+
+
+def _grade_in_worker(submission: Submission) -> tuple[Result, int]:
+    assert _WORKER is not None
+    return _WORKER.grade(submission), _WORKER.slot
+
+
 def grade(
     course_root: Path,
     submissions: list[Submission],
     out: Path,
     *,
     feedback: bool = True,
+    jobs: int = 1,
+    resume: bool = True,
     progress: Callable[[Iterable[Submission]], Iterable[Submission]] | None = None,
 ) -> list[Result]:
-    """Autograde ``submissions`` with nbgrader in a workspace under ``out/``; write feedback and grade files.
+    """Autograde ``submissions`` with nbgrader under ``out/``; write feedback, grade files and one gradebook.
 
     Writes ``out/grades.csv`` (one row per student and assignment: score, max_score, status, error),
     ``out/exercise_grades.csv`` (one row per graded test cell, with the failure message),
-    ``out/feedback/<student>/<assignment>.html``, and keeps the nbgrader workspace in ``out/course/``.
+    ``out/feedback/<student>/<assignment>.html``, ``out/journal.jsonl`` (what is done, for resuming), and
+    ``out/course/``: an nbgrader course directory whose ``gradebook.db`` holds every grade (merged from
+    the workers' gradebooks in ``out/course/slots/``) and whose ``autograded/`` holds the graded notebooks.
 
     Args:
         course_root: the course directory.
         submissions: from :func:`find_submissions`.
         out: the output folder (created).
         feedback: also write feedback HTML.
+        jobs: how many submissions to grade at once (worker processes, each with its own gradebook).
+        resume: skip submissions already graded into ``out`` whose notebook has not changed since.
         progress: wraps the iteration, e.g. ``tqdm``.
 
     Returns:
         One :class:`Result` per submission, in the order given. A submission that cannot be graded has
         ``error`` set and no cells; it never stops the others.
+
+    Example:
+        >>> results = grade(root, find_submissions(root / "submitted", root), Path("out"), jobs=2)  # doctest: +SKIP
     """
     out.mkdir(parents=True, exist_ok=True)
-    workspace = Workspace.create(course_root, out / "course")
+    journal_path = out / "journal.jsonl"
+    if not resume:
+        for stale in (journal_path, out / "course"):
+            if stale.is_dir():
+                shutil.rmtree(stale)
+            elif stale.exists():
+                stale.unlink()
+    journal = Journal(journal_path)
     known = assignments(course_root)
-    failed_build = workspace.prepare(sorted({s.assignment for s in submissions if s.assignment in known}))
-    api = workspace.api()
-    results: list[Result] = []
-    iterate = progress(submissions) if progress else submissions
-    for submission in iterate:
-        result = Result(submission, possible=max_points(course_root, submission.assignment))
-        results.append(result)
-        result.error = _stage(workspace, submission)
-        if result.error:
-            continue
-        if failed_build:
-            result.error = f"the source notebooks failed to build: {_summarise(failed_build)}"
-            continue
-        graded = api.autograde(submission.assignment, submission.student, force=True, create=True)
-        if not graded["success"]:
-            result.error = _summarise(graded.get("log", "") or graded.get("error", ""))
-            continue
-        try:
-            result.cells = read_results(workspace, submission)
-        except Exception as exc:  # the gradebook has no record: report, never crash the batch
-            result.error = f"no grades recorded ({type(exc).__name__}: {exc})"
-            continue
-        if feedback:
-            made = api.generate_feedback(submission.assignment, submission.student, force=True)
-            html = workspace.feedback_path(submission.student, submission.assignment)
-            if made["success"] and html.exists():
-                target = out / "feedback" / submission.student / f"{submission.assignment}.html"
-                target.parent.mkdir(parents=True, exist_ok=True)
-                shutil.copy2(html, target)
-                result.feedback = target
-    write_grades(results, out)
-    return results
+    names = sorted({s.assignment for s in submissions if s.assignment in known} | set(known))
+    results: dict[int, Result] = {}
+    todo: list[tuple[int, Submission]] = []
+    for index, submission in enumerate(submissions):
+        done = journal.done(submission)
+        if done is not None:
+            results[index] = done
+        else:
+            todo.append((index, submission))
+    moved = [(s, journal.slot_of(s)) for _, s in todo if journal.slot_of(s) is not None]
+    jobs = max(1, min(jobs, len(todo)))
+    bar = progress(range(len(todo))) if progress and todo else None
+    ticks = iter(bar) if bar is not None else None
+
+    def finished(index: int, result: Result, slot: int) -> None:
+        results[index] = result
+        journal.record(result, slot)
+        if ticks is not None:
+            next(ticks, None)
+
+    template = out / "course" / "template"
+    if todo and not (template / "gradebook.db").exists():
+        error = Workspace.create(course_root, template).prepare(names)
+        if error:
+            (template / "build-error.txt").write_text(error, encoding="utf-8")
+    if jobs == 1:
+        grader = _Grader(course_root, out, 0, names, feedback) if todo else None
+        for index, submission in todo:
+            finished(index, grader.grade(submission), 0)
+    else:
+        context = multiprocessing.get_context("fork")
+        slots = context.Queue()
+        for slot in range(jobs):
+            slots.put(slot)
+        with ProcessPoolExecutor(jobs, context, _start_worker, (slots, course_root, out, names, feedback)) as pool:
+            futures = {pool.submit(_grade_in_worker, submission): index for index, submission in todo}
+            for future in as_completed(futures):
+                index = futures[future]
+                try:
+                    result, slot = future.result()
+                except Exception as exc:  # a worker died (killed kernel, out of memory): record and go on
+                    result, slot = Result(submissions[index], error=f"grading worker died: {exc}"[:500]), -1
+                    result.possible = max_points(course_root, submissions[index].assignment)
+                finished(index, result, slot)
+    if bar is not None and hasattr(bar, "close"):
+        bar.close()
+    ordered = [results[i] for i in range(len(submissions))]
+    merge_gradebooks(course_root, out, journal, moved, names)
+    write_grades(ordered, out)
+    return ordered
+
+
+def merge_gradebooks(course_root: Path, out: Path, journal: Journal, moved, names: list[str]) -> Path:
+    """Merge the slots' gradebooks into ``out/course/gradebook.db``; each submission comes from its latest slot.
+
+    nbgrader's rows are keyed by UUIDs and the slots start from the same prepared gradebook, so the merge is
+    an ``INSERT OR IGNORE`` of every table, after removing from each slot the submissions graded again in
+    another slot (``moved``).
+    """
+    course = out / "course"
+    slots = sorted((course / "slots").glob("*/gradebook.db"))
+    for submission, old_slot in moved:
+        new_slot = journal.slot_of(submission)
+        if old_slot != new_slot and (course / "slots" / str(old_slot) / "gradebook.db").exists():
+            _forget(Workspace(course_root, course / "slots" / str(old_slot)), submission)
+    target = course / "gradebook.db"
+    if target.exists():
+        target.unlink()
+    if not slots:
+        return target
+    shutil.copyfile(slots[0], target)
+    tables = [
+        "student", "course", "assignment", "notebook", "base_cell", "source_cell", "grade_cells", "solution_cells",
+        "task_cells", "submitted_assignment", "submitted_notebook", "grade", "comment",
+    ]  # fmt: skip
+    with sqlite3.connect(target) as db:
+        for index, slot in enumerate(slots[1:]):
+            db.execute(f"ATTACH DATABASE ? AS slot{index}", (str(slot),))
+            for table in tables:
+                db.execute(f"INSERT OR IGNORE INTO main.{table} SELECT * FROM slot{index}.{table}")
+            db.commit()
+            db.execute(f"DETACH DATABASE slot{index}")
+    return target
 
 
 def _summarise(log: str) -> str:

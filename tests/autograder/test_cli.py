@@ -36,7 +36,7 @@ def _per_exercise(out_dir):
 def demo(tmp_path_factory, course_root):
     out = tmp_path_factory.mktemp("demo")
     result = subprocess.run(
-        [sys.executable, "-m", "autograder", "demo", "--out", str(out)],
+        [sys.executable, "-m", "autograder", "demo", "--out", str(out), "--jobs", "2"],
         cwd=course_root,
         capture_output=True,
         text=True,
@@ -144,3 +144,75 @@ def test_grade_a_flat_folder_with_broken_files_never_stops_the_batch(course_root
         assert rows[student]["status"] == "error" and rows[student]["score"] == "0"
         assert rows[student]["max_score"] == "8"
         assert "cannot be read as a notebook" in rows[student]["error"]
+
+
+def _write_class(course_root, folder, students):
+    release = nbformat.read(course_root / RELEASE, 4)
+    by_student = sample_class.students()[ASSIGNMENT]
+    for student in students:
+        path = folder / student / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        nbformat.write(sample_class.fill(release, by_student[student]), path)
+
+
+def _journal_lines(out):
+    return (out / "journal.jsonl").read_text(encoding="utf-8").splitlines()
+
+
+def test_grade_resumes_without_regrading_what_is_done(course_root, tmp_path, capsys):
+    folder, out = tmp_path / "submitted", tmp_path / "out"
+    _write_class(course_root, folder, ["correct-loops", "merge-no-skip"])
+    args = ["--course", str(course_root), "grade", str(folder), "--out", str(out), "--jobs", "1", "--no-feedback"]
+    assert main(args) == 0
+    assert len(_journal_lines(out)) == 2
+    # Nothing changed: nothing is graded again, and the grades are the same.
+    first = (out / "grades.csv").read_text()
+    assert main(args) == 0
+    assert len(_journal_lines(out)) == 2
+    assert (out / "grades.csv").read_text() == first
+    # One student hands in again (now correct): only that one is graded again.
+    _write_class(course_root, folder, ["correct-loops"])
+    shutil.copy(
+        folder / "correct-loops" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb",
+        folder / "merge-no-skip" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb",
+    )
+    assert main(args) == 0
+    lines = _journal_lines(out)
+    assert len(lines) == 3 and json.loads(lines[-1])["student"] == "merge-no-skip"
+    with open(out / "grades.csv", encoding="utf-8") as handle:
+        assert {r["student_id"]: r["score"] for r in csv.DictReader(handle)} == {
+            "correct-loops": "8",
+            "merge-no-skip": "8",
+        }
+
+
+def test_parallel_grading_matches_serial_and_merges_one_gradebook(course_root, tmp_path, capsys):
+    from nbgrader.api import Gradebook
+
+    students = ["blank", "correct-counter", "merge-no-skip", "counts-sorted"]
+    folder = tmp_path / "submitted"
+    _write_class(course_root, folder, students)
+    outputs = {}
+    for jobs in (1, 2):
+        out = tmp_path / f"out-{jobs}"
+        args = ["--course", str(course_root), "grade", str(folder), "--out", str(out), "--jobs", str(jobs)]
+        assert main(args + ["--no-feedback"]) == 0
+        outputs[jobs] = (out / "exercise_grades.csv").read_text()
+    assert outputs[1] == outputs[2]
+    with Gradebook(f"sqlite:///{tmp_path / 'out-2' / 'course' / 'gradebook.db'}") as gradebook:
+        scores = {s: gradebook.find_submission(ASSIGNMENT, s).score for s in students}
+    assert scores == {s: sum(EXPECTED_01[s].values()) for s in students}
+
+
+def test_shard_splits_a_class_into_disjoint_parts(course_root, tmp_path, capsys):
+    students = ["blank", "correct-counter", "merge-no-skip"]
+    folder = tmp_path / "submitted"
+    _write_class(course_root, folder, students)
+    graded = []
+    for k in (1, 2):
+        out = tmp_path / f"shard-{k}"
+        base = ["--course", str(course_root), "grade", str(folder), "--out", str(out), "--no-feedback"]
+        assert main(base + ["--jobs", "1", "--shard", f"{k}/2"]) == 0
+        with open(out / "grades.csv", encoding="utf-8") as handle:
+            graded.append({r["student_id"] for r in csv.DictReader(handle)})
+    assert graded[0] | graded[1] == set(students) and not graded[0] & graded[1]
