@@ -30,3 +30,12 @@ c.ClearSolutions.text_stub = "YOUR ANSWER HERE"
 
 # Keep feedback readable when a learner prints a lot.
 c.LimitOutput.max_lines = 200
+
+# Limits on the grading kernel (autograder.limits; `python -m autograder grade` uses them, and its
+# --memory-limit / --cpu-limit / --output-limit options override them).
+c.LimitedKernelManager.memory_limit = 2 * 1024**3  # bytes of address space
+c.LimitedKernelManager.cpu_limit = 600  # CPU seconds for the whole notebook
+c.LimitedExecute.max_output_bytes = 1_000_000  # per cell
+# Student code runs in a bubblewrap sandbox when it is available ("auto"); "bwrap" makes it required and
+# "off" turns it off. See README, "Grading safely".
+c.LimitedKernelManager.sandbox = "auto"

@@ -183,8 +183,9 @@ def check_merge_vocab(fn: Callable[..., Any], part: str = "basic", time_limit: f
     """Check ``merge_vocab(pair, vocab)`` against :func:`bpe_ref.merge_vocab`.
 
     Parts: ``"basic"``, a pair that occurs at most once per word; ``"edge"``, overlapping occurrences
-    (``a a a``), pairs with the marker, and words that become equal and must add their counts. Every
-    part fails a function that changes ``vocab``.
+    (``a a a``), pairs with the marker, words that become equal and must add their counts, and
+    multi-letter symbols as training makes them (``("ca", "b")`` holds no pair ``("a", "b")``, which a
+    ``str.replace`` on the joined word gets wrong). Every part fails a function that changes ``vocab``.
 
     Example:
         >>> check_merge_vocab(bpe_ref.merge_vocab, "edge")
@@ -204,7 +205,18 @@ def check_merge_vocab(fn: Callable[..., Any], part: str = "basic", time_limit: f
             Case((("a", "b"), {("a", "b", "</w>"): 2, ("ab", "</w>"): 3}), size=5),
             Case((("a", "b"), {("ab", "</w>"): 3, ("a", "b", "</w>"): 2, ("c", "</w>"): 1}), size=7),
             Case((("c", "</w>"), {("a", "c", "</w>"): 4, ("b", "c", "</w>"): 1}), size=6),
+            Case((("a", "b"), {("ca", "b", "</w>"): 3, ("a", "b", "</w>"): 1}), size=6),
+            Case((("b", "</w>"), {("ab", "</w>"): 2, ("b", "</w>"): 1}), size=5),
+            Case((("a", "a"), {("aa", "a", "a", "</w>"): 1}), size=5),
         ]
+        for _ in range(150):  # vocabs in the middle of training: a few merges already made
+            vocab = gen.vocab_of(gen.random_words(rng, "ab", 4, 6, 7))
+            for _ in range(rng.randint(1, 4)):
+                pairs = sorted({p for word in vocab for p in zip(word, word[1:])})
+                vocab = bpe_ref.merge_vocab(rng.choice(pairs), vocab) if pairs else vocab
+            pairs = sorted({p for word in vocab for p in zip(word, word[1:])})
+            if pairs:
+                cases.append(Case((rng.choice(pairs), vocab), size=sum(map(len, vocab)) + len(vocab)))
     _check("merge_vocab", fn, cases, bpe_ref.merge_vocab, _mapping(order=False), time_limit)
 
 
@@ -219,19 +231,44 @@ def _trainer_cases(part: str, seed: int, fixed: list[Case]) -> list[Case]:
     ]
 
 
+def _untied_corpora(seed: int, count: int) -> list[Case]:
+    """``(word_freqs, num_merges)`` on which every round has one most frequent pair and pairs never run out."""
+    rng = random.Random(seed)
+    out: list[Case] = []
+    while len(out) < count:
+        words = gen.random_words(rng, "abcd", 8, 6, 99)
+        rounds = bpe_ref.train_trace(words, 6)
+        untied = next((i for i, step in enumerate(rounds) if step.tied), len(rounds))
+        if untied >= 2:  # the rounds before the first tie; at least two, so that a merge changes the counts
+            merges = rng.randint(2, untied)
+            out.append(Case((words, merges), size=gen.corpus_size(words) + merges))
+    return out
+
+
 def check_train_bpe(fn: Callable[..., Any], part: str = "basic", time_limit: float = DEFAULT_TIME_LIMIT) -> None:
     """Check ``train_bpe(word_freqs, num_merges)`` against :func:`bpe_ref.train_bpe` (marker, largest tie-break).
 
-    Parts: ``"basic"``, small corpora over five letters; ``"edge"``, two-letter corpora full of ties and
-    runs, ``num_merges == 0`` and more merges than the corpus allows (early stop).
+    Parts: ``"basic"``, the loop itself: corpora on which every round has a single most frequent pair and
+    the pairs never run out, so that neither the tie-break nor the early stop matters; ``"edge"``, ties
+    (the largest pair wins: ``{"aa": 5, "ab": 1}``), two-letter corpora full of ties and runs,
+    ``num_merges == 0`` and more merges than the corpus allows (early stop).
 
     Example:
         >>> check_train_bpe(bpe_ref.train_bpe, "edge")
     """
     __tracebackhide__ = True
     _parts("train_bpe", part, ("basic", "edge"))
-    fixed = [Case(({"aa": 5, "ab": 1}, 1), size=6), Case(({"low": 5, "lower": 2, "newest": 6, "widest": 3}, 10))]
-    cases = _trainer_cases(part, gen.SEED + 30, fixed)
+    if part == "basic":
+        cases = [Case(({"hug": 9, "pug": 8, "hugs": 7, "bun": 6}, 4), size=21)]
+        cases += _untied_corpora(gen.SEED + 30, 120)
+    else:
+        cases = [
+            Case(({"aa": 5, "ab": 1}, 1), size=6),
+            Case(({"aa": 5, "ab": 1}, 10), size=15),
+            Case(({"low": 5, "lower": 2, "newest": 6, "widest": 3}, 10), size=34),
+            Case(({"newest": 6, "widest": 3, "estate": 4, "tester": 3}, 4), size=30),
+        ]
+        cases += _trainer_cases("edge", gen.SEED + 30, [])
     _check("train_bpe", fn, cases, bpe_ref.train_bpe, _sequence(of_pairs=True), time_limit)
 
 
@@ -266,23 +303,53 @@ def check_best_pair(fn: Callable[..., Any], tie_break: str = "largest", time_lim
     _parts("best_pair", tie_break, bpe_ref.TIE_BREAKS)
     seeds = {"largest": 31, "smallest": 32, "first": 33}
     cases = [Case((c.args[0], tie_break), size=c.size) for c in _pair_count_dicts(gen.SEED + seeds[tie_break])]
-    cases.append(Case(({("a", "b</w>"): 2, ("ab", "</w>"): 2}, tie_break), size=2))
+    # Joined strings tie ("ab</w>" twice) or order the other way ("aba" < "ac"); each in both dict orders, so
+    # that a comparison of joined strings fails whichever of two equal keys max()/min() keeps.
+    for first, second in [(("a", "b</w>"), ("ab", "</w>")), (("a", "c"), ("ab", "a"))]:
+        cases.append(Case(({first: 2, second: 2}, tie_break), size=2))
+        cases.append(Case(({second: 2, first: 2}, tie_break), size=2))
     _check("best_pair", fn, cases, bpe_ref.best_pair, _pair_judge, time_limit)
 
 
 def check_learn_bpe(fn: Callable[..., Any], part: str = "basic", time_limit: float = DEFAULT_TIME_LIMIT) -> None:
     """Check ``learn_bpe(word_counts, merges)`` against :func:`bpe_ref.learn_bpe` (no marker, smallest tie-break).
 
-    Parts as :func:`check_train_bpe`.
+    Parts: ``"basic"``, the seed example and corpora over five letters on which every round after the first
+    has one top pair and no round runs out of pairs (so the loop, the weighted counts, the merges and the
+    tie-break of round one are judged); ``"edge"``, two-letter corpora with ties in every round, runs,
+    ``merges == 0`` and more merges than the corpus allows (early stop).
 
     Example:
         >>> check_learn_bpe(bpe_ref.learn_bpe, "edge")
     """
     __tracebackhide__ = True
     _parts("learn_bpe", part, ("basic", "edge"))
-    fixed = [Case(({"low": 5, "lower": 2, "newest": 6, "widest": 3}, 4), size=30)]
-    cases = _trainer_cases(part, gen.SEED + 40, fixed)
+    if part == "basic":
+        cases = [Case(({"low": 5, "lower": 2, "newest": 6, "widest": 3}, 4), size=30)]
+        cases += _ordinary_corpora(gen.SEED + 40, "smallest", marker=False)
+    else:
+        cases = _trainer_cases(part, gen.SEED + 40, [])
     _check("learn_bpe", fn, cases, bpe_ref.learn_bpe, _sequence(of_pairs=True), time_limit)
+
+
+def _ordinary_corpora(seed: int, tie_break: str, *, marker: bool, count: int = 150) -> list[Case]:
+    """Trainer inputs with no tie at the top after round one and a pair left for every merge asked.
+
+    A tie in round one is settled the same way by a first-seen order kept across rounds and by one rebuilt
+    every round, and over single letters comparing tuples and comparing joined strings agree; so on these
+    inputs only the ``"edge"`` part tells such mistakes (and a missing early stop) apart from right code.
+    """
+    rng = random.Random(seed)
+    out: list[Case] = []
+    while len(out) < count:
+        words = gen.random_words(rng, "abcde", 6, 7, 20)
+        rounds = bpe_ref.train_trace(words, 10, tie_break, marker=marker)
+        clear = next((i for i, r in enumerate(rounds) if i and r.tied), len(rounds))  # rounds before a late tie
+        if clear == 0 or (clear == 1 and rng.random() < 0.9):  # mostly several rounds
+            continue
+        merges = clear if rng.random() < 0.7 else rng.randint(1, clear)
+        out.append(Case((words, merges), size=gen.corpus_size(words) + merges))
+    return out
 
 
 def _split(case: Case) -> Case:
@@ -293,18 +360,21 @@ def _split(case: Case) -> Case:
 def check_bpe_train(fn: Callable[..., Any], part: str = "basic", time_limit: float = DEFAULT_TIME_LIMIT) -> None:
     """Check ``bpe_train(word_freqs, num_merges)`` against :func:`bpe_ref.bpe_train` (pre-split words, first seen).
 
-    Parts as :func:`check_train_bpe`; the words are given as space-separated symbols with ``"</w>"``.
+    Parts as :func:`check_learn_bpe`; the words are given as space-separated symbols with ``"</w>"``. The first
+    seed example is in ``"basic"``; the second, which stops early, in ``"edge"``. In ``"edge"`` a first-seen
+    order that is not rebuilt every round fails (``bpe_train({"a b b </w>": 4}, 2)`` is one such input).
 
     Example:
         >>> check_bpe_train(bpe_ref.bpe_train, "edge")
     """
     __tracebackhide__ = True
     _parts("bpe_train", part, ("basic", "edge"))
-    fixed = [
-        Case(({"h u g </w>": 10, "p u g </w>": 5, "b u g </w>": 2}, 3), size=15),
-        Case(({"a b </w>": 1, "c d </w>": 1}, 5), size=11),
-    ]
-    cases = fixed + [_split(c) for c in _trainer_cases(part, gen.SEED + 50, [])]
+    if part == "basic":
+        cases = [Case(({"h u g </w>": 10, "p u g </w>": 5, "b u g </w>": 2}, 3), size=15)]
+        cases += [_split(c) for c in _ordinary_corpora(gen.SEED + 50, "first", marker=True)]
+    else:
+        cases = [Case(({"a b </w>": 1, "c d </w>": 1}, 5), size=11), Case(({"a b b </w>": 4}, 2), size=7)]
+        cases += [_split(c) for c in _trainer_cases(part, gen.SEED + 50, [])]
     _check("bpe_train", fn, cases, bpe_ref.bpe_train, _sequence(of_pairs=True), time_limit)
 
 
@@ -344,6 +414,8 @@ def check_apply_bpe(fn: Callable[..., Any], part: str = "basic", time_limit: flo
             Case(("abc", [("ab", "c"), ("a", "b")]), size=5),
             Case(("abcd", [("bc", "d"), ("c", "d"), ("b", "c")]), size=7),
             Case(("aaa", [("aa", "a"), ("a", "a")]), size=5),
+            # merging only the leftmost "a a" lets ("aa", "a") in between: ["aaa", "a", "</w>"]
+            Case(("aaaa", [("aa", "a"), ("a", "a")]), size=6),
             Case(("ab", [("b", "</w>"), ("a", "b"), ("a", "b</w>")]), size=5),
             Case(("abab", [("a", "b"), ("b", "a"), ("a", "b")]), size=7),
             Case(("bab", [("b", "a"), ("a", "b"), ("b", "a")]), size=6),
@@ -371,7 +443,11 @@ def check_encode(fn: Callable[..., Any], part: str = "basic", time_limit: float 
     _parts("encode", part, ("basic", "replay"))
     rules = [("e", "s"), ("es", "t"), ("l", "o"), ("lo", "w")]
     if part == "basic":
-        cases = [Case(("lowest", rules), size=10)] + _table_cases(gen.SEED + 70, marker=False)
+        cases = [
+            Case(("lowest", rules), size=10),
+            # learn_bpe({"bc": 2, "ab": 1}, 2): the rule order matters even on a trained table (a sweep gives ab c)
+            Case(("abc", [("b", "c"), ("a", "b")]), size=5),
+        ] + _table_cases(gen.SEED + 70, marker=False)
     else:
         cases = [
             Case(("xyz", rules), size=7),

@@ -22,6 +22,7 @@ from pathlib import Path
 
 from . import grading, release, sample_class
 from .course import CourseError, find_course_root
+from .limits import parse_size, sandbox_status
 
 
 def _course(args: argparse.Namespace) -> Path:
@@ -81,7 +82,7 @@ def cmd_check(args: argparse.Namespace) -> int:
         raise CourseError(f"{path} is not a notebook of this course ({', '.join(known)}); pass --assignment")
     submission = grading.Submission("you", assignment, path)
     with tempfile.TemporaryDirectory(prefix="bpe-check-") as tmp:
-        (result,) = grading.grade(root, [submission], Path(tmp), feedback=False, resume=False)
+        (result,) = grading.grade(root, [submission], Path(tmp), feedback=False, resume=False, limits=_limits(args))
     _print_result(result)
     full = not result.error and result.max_score > 0 and result.score >= result.max_score
     print("Full marks." if full else "Not full marks yet: see the messages above.")
@@ -95,6 +96,7 @@ def cmd_grade(args: argparse.Namespace) -> int:
         index, count = args.shard
         submissions = submissions[index - 1 :: count]
     out = Path(args.out)
+    print(sandbox_status(_limits(args).get("LimitedKernelManager.sandbox") or _configured_sandbox(root)))
     results = grading.grade(
         root,
         submissions,
@@ -102,10 +104,39 @@ def cmd_grade(args: argparse.Namespace) -> int:
         feedback=not args.no_feedback,
         jobs=args.jobs,
         resume=not args.force,
+        limits=_limits(args),
         progress=_progress("grading"),
     )
     _summary(results, out)
     return 0
+
+
+def _configured_sandbox(root: Path) -> str:
+    from .course import load_config
+
+    return load_config(root).LimitedKernelManager.get("sandbox", "auto")
+
+
+def _limits(args: argparse.Namespace) -> dict:
+    limits = {}
+    if args.memory_limit is not None:
+        limits["LimitedKernelManager.memory_limit"] = args.memory_limit
+    if args.cpu_limit is not None:
+        limits["LimitedKernelManager.cpu_limit"] = args.cpu_limit
+    if args.output_limit is not None:
+        limits["LimitedExecute.max_output_bytes"] = args.output_limit
+    if args.cell_timeout is not None:
+        limits["Execute.timeout"] = args.cell_timeout
+    if args.sandbox is not None:
+        limits["LimitedKernelManager.sandbox"] = args.sandbox
+    return limits
+
+
+def _size(text: str) -> int:
+    try:
+        return parse_size(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def _shard(text: str) -> tuple[int, int]:
@@ -136,6 +167,12 @@ def _summary(results: list[grading.Result], out: Path) -> None:
             total = f"{r.score:g}/{r.max_score:g}"
             line = f"  {r.submission.student:<24}{cols}{total:>12}"
             print(line + (f"  not graded: {r.error}" if r.error else ""))
+    flagged = [r for r in results if r.problems]
+    if flagged:
+        print("\nproblems found (also in grades.csv and in each student's feedback):")
+        for r in flagged:
+            for problem in r.problems:
+                print(f"  {r.submission.student}/{r.submission.assignment}: {problem}")
     errors = sum(1 for r in results if r.error)
     print(f"\n{len(results)} submissions graded into {out}/ ({errors} could not be graded)")
     print(f"  {out}/grades.csv, {out}/exercise_grades.csv, {out}/feedback/<student>/<assignment>.html")
@@ -158,6 +195,16 @@ def cmd_demo(args: argparse.Namespace) -> int:
     return 0
 
 
+def _limit_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--memory-limit", type=_size, help="memory of a grading kernel, e.g. 2G (default: nbgrader_config)")
+    p.add_argument("--cpu-limit", type=int, help="CPU seconds of a grading kernel (default: nbgrader_config)")
+    p.add_argument("--output-limit", type=_size, help="output bytes kept per cell, e.g. 1M (default: nbgrader_config)")
+    p.add_argument("--cell-timeout", type=int, help="seconds a cell may run (default: nbgrader_config)")
+    p.add_argument(
+        "--sandbox", choices=["auto", "bwrap", "off"], help="run student code in bubblewrap (default: nbgrader_config)"
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m autograder",
@@ -174,6 +221,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("check", help="self-check one notebook with the hidden tests; exit 0 only for full marks")
     p.add_argument("notebook", help="path of your notebook (.ipynb)")
     p.add_argument("--assignment", help="the assignment id (default: detected from the notebook)")
+    _limit_options(p)
     p.set_defaults(func=cmd_check)
 
     p = sub.add_parser("grade", help="autograde a class of submissions")
@@ -184,6 +232,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="submissions graded at once (default: CPUs)")
     p.add_argument("--shard", type=_shard, help="grade only share K of N (K/N), to split a class over machines")
     p.add_argument("--force", action="store_true", help="grade everything again, even what --out already holds")
+    _limit_options(p)
     p.set_defaults(func=cmd_grade)
 
     p = sub.add_parser("demo", help="grade the bundled sample class and print the scores")

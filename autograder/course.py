@@ -14,7 +14,7 @@ import logging
 import os
 import shutil
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from traitlets.config import Config
@@ -69,9 +69,10 @@ class Workspace:
 
     course_root: Path
     path: Path
+    overrides: dict = field(default_factory=dict)
 
     @classmethod
-    def create(cls, course_root: Path, path: Path) -> Workspace:
+    def create(cls, course_root: Path, path: Path, overrides: dict | None = None) -> Workspace:
         """Make ``path`` a fresh workspace: ``source/`` is a copy of the course's ``solutions/``.
 
         An existing ``path`` is emptied of nbgrader's folders and gradebook first (other files are left).
@@ -84,7 +85,7 @@ class Workspace:
             elif target.exists():
                 target.unlink()
         shutil.copytree(course_root / "solutions", path / "source")
-        return cls(course_root=course_root, path=path)
+        return cls(course_root=course_root, path=path, overrides=dict(overrides or {}))
 
     @property
     def db_url(self) -> str:
@@ -100,6 +101,30 @@ class Workspace:
         config.CourseDirectory.feedback_directory = "feedback"
         config.CourseDirectory.db_url = self.db_url
         config.NbGraderAPI.log_level = "WARN"
+        # Kernels run under memory, CPU-time and output limits (autograder.limits).
+        from nbconvert.preprocessors import ClearMetadataPreprocessor
+        from nbgrader.preprocessors import (
+            AssignLatePenalties,
+            CheckCellMetadata,
+            IgnorePattern,
+            LimitOutput,
+            SaveAutoGrades,
+        )
+
+        from .limits import LimitedExecute
+
+        config.Autograde.autograde_preprocessors = [
+            LimitedExecute,
+            IgnorePattern,
+            ClearMetadataPreprocessor,
+            LimitOutput,
+            SaveAutoGrades,
+            AssignLatePenalties,
+            CheckCellMetadata,
+        ]
+        for key, value in self.overrides.items():  # e.g. {"LimitedKernelManager.memory_limit": 2**30}
+            section, name = key.split(".")
+            setattr(config[section], name, value)
         # The grading kernel logs only errors (not its warning about local TCP sockets).
         config.Execute.extra_arguments = ["--HistoryManager.hist_file=:memory:", "--IPKernelApp.log_level=ERROR"]
         return config

@@ -23,7 +23,8 @@ from pathlib import Path
 
 import nbformat
 
-from .course import CourseError, Workspace, assignments
+from . import doctor
+from .course import CourseError, Workspace, assignments, cache_dir
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
@@ -57,6 +58,7 @@ class Result:
     error: str = ""
     feedback: Path | None = None
     possible: float = 0.0
+    problems: list[str] = field(default_factory=list)
 
     @property
     def score(self) -> float:
@@ -214,18 +216,23 @@ def read_results(workspace: Workspace, submission: Submission) -> list[CellResul
     return cells
 
 
-def _stage(workspace: Workspace, submission: Submission) -> str:
-    """Copy a submission into the workspace's ``submitted/``; return a reason if it cannot be graded."""
+def _stage(workspace: Workspace, submission: Submission, result: Result) -> str:
+    """Examine a submission (:mod:`autograder.doctor`), repair it into the workspace's ``submitted/``.
+
+    Returns a reason if it cannot be graded, else ``""``; the problems found go to ``result.problems``.
+    """
     if submission.assignment not in assignments(workspace.course_root):
         return f"{submission.path.name}: not a notebook of this course's assignments"
-    try:
-        nbformat.read(submission.path, as_version=4)
-    except Exception as exc:  # corrupt JSON, wrong encoding, not a notebook
-        first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        return f"{submission.path.name} cannot be read as a notebook: {first[:200]}"
+    source = workspace.course_root / "solutions" / submission.assignment / f"{submission.assignment}.ipynb"
+    nb, problems = doctor.examine(submission.path, source, f"{submission.assignment}.ipynb")
+    result.problems = [str(p) for p in problems]
+    if nb is None:
+        return "; ".join(p.text for p in problems if p.kind == "fatal")
+    if problems:
+        nb.cells.insert(0, doctor.report_cell(problems))
     target = workspace.submission_path(submission.student, submission.assignment)
     target.parent.mkdir(parents=True, exist_ok=True)
-    shutil.copy2(submission.path, target)
+    nbformat.write(nb, target)
     return ""
 
 
@@ -259,6 +266,7 @@ class Journal:
         if entry is None or entry.get("sha256") != _digest(submission.path):
             return None
         result = Result(submission, error=entry.get("error", ""), possible=entry.get("possible", 0.0))
+        result.problems = list(entry.get("problems", []))
         result.cells = [CellResult(**cell) for cell in entry.get("cells", [])]
         feedback = entry.get("feedback")
         result.feedback = Path(feedback) if feedback else None
@@ -278,6 +286,7 @@ class Journal:
             "slot": slot,
             "error": result.error,
             "possible": result.possible,
+            "problems": result.problems,
             "feedback": str(result.feedback) if result.feedback else None,
             "cells": [vars(cell) for cell in result.cells],
         }
@@ -291,16 +300,18 @@ class Journal:
 class _Grader:
     """Grades submissions one by one in its own workspace (``out/course/slots/<slot>``)."""
 
-    def __init__(self, course_root: Path, out: Path, slot: int, names: list[str], feedback: bool) -> None:
+    def __init__(
+        self, course_root: Path, out: Path, slot: int, names: list[str], feedback: bool, overrides: dict | None = None
+    ) -> None:
         self.course_root, self.out, self.slot, self.feedback = course_root, out, slot, feedback
         path = out / "course" / "slots" / str(slot)
         template = out / "course" / "template"
         if not (path / "gradebook.db").exists():
             # every slot starts from the same prepared gradebook, so their rows share UUIDs and merge cleanly
-            self.workspace = Workspace.create(course_root, path)
+            self.workspace = Workspace.create(course_root, path, overrides)
             shutil.copyfile(template / "gradebook.db", path / "gradebook.db")
         else:
-            self.workspace = Workspace(course_root, path)
+            self.workspace = Workspace(course_root, path, dict(overrides or {}))
         self.failed_build = (
             (template / "build-error.txt").read_text() if (template / "build-error.txt").exists() else ""
         )
@@ -317,7 +328,7 @@ class _Grader:
 
     def _grade(self, submission: Submission, result: Result) -> None:
         workspace, api = self.workspace, self.api
-        result.error = _stage(workspace, submission)
+        result.error = _stage(workspace, submission, result)
         if result.error:
             return
         if self.failed_build:
@@ -364,9 +375,9 @@ def _copy(source: Path, target: Path) -> None:
 _WORKER: _Grader | None = None
 
 
-def _start_worker(slots, course_root: Path, out: Path, names: list[str], feedback: bool) -> None:
+def _start_worker(slots, course_root: Path, out: Path, names: list[str], feedback: bool, overrides: dict) -> None:
     global _WORKER
-    _WORKER = _Grader(course_root, out, slots.get(), names, feedback)
+    _WORKER = _Grader(course_root, out, slots.get(), names, feedback, overrides)
 
 
 def _grade_in_worker(submission: Submission) -> tuple[Result, int]:
@@ -382,6 +393,7 @@ def grade(
     feedback: bool = True,
     jobs: int = 1,
     resume: bool = True,
+    limits: dict | None = None,
     progress: Callable[[Iterable[Submission]], Iterable[Submission]] | None = None,
 ) -> list[Result]:
     """Autograde ``submissions`` with nbgrader under ``out/``; write feedback, grade files and one gradebook.
@@ -399,6 +411,8 @@ def grade(
         feedback: also write feedback HTML.
         jobs: how many submissions to grade at once (worker processes, each with its own gradebook).
         resume: skip submissions already graded into ``out`` whose notebook has not changed since.
+        limits: nbgrader config overrides for the grading kernel, e.g. ``{"LimitedKernelManager.memory_limit": 2**30}``
+            (see :mod:`autograder.limits`; the defaults are in ``nbgrader_config.py``).
         progress: wraps the iteration, e.g. ``tqdm``.
 
     Returns:
@@ -438,13 +452,14 @@ def grade(
         if ticks is not None:
             next(ticks, None)
 
+    limits = {**_sandbox_paths(course_root, out, submissions), **(limits or {})}
     template = out / "course" / "template"
     if todo and not (template / "gradebook.db").exists():
         error = Workspace.create(course_root, template).prepare(names)
         if error:
             (template / "build-error.txt").write_text(error, encoding="utf-8")
     if jobs == 1:
-        grader = _Grader(course_root, out, 0, names, feedback) if todo else None
+        grader = _Grader(course_root, out, 0, names, feedback, limits) if todo else None
         for index, submission in todo:
             finished(index, grader.grade(submission), 0)
     else:
@@ -452,7 +467,9 @@ def grade(
         slots = context.Queue()
         for slot in range(jobs):
             slots.put(slot)
-        with ProcessPoolExecutor(jobs, context, _start_worker, (slots, course_root, out, names, feedback)) as pool:
+        with ProcessPoolExecutor(
+            jobs, context, _start_worker, (slots, course_root, out, names, feedback, limits or {})
+        ) as pool:
             futures = {pool.submit(_grade_in_worker, submission): index for index, submission in todo}
             for future in as_completed(futures):
                 index = futures[future]
@@ -468,6 +485,16 @@ def grade(
     merge_gradebooks(course_root, out, journal, moved, names)
     write_grades(ordered, out)
     return ordered
+
+
+def _sandbox_paths(course_root: Path, out: Path, submissions: list[Submission]) -> dict:
+    """What a sandboxed grading kernel must not see: sources, release, history, outputs, submissions, cache."""
+    hidden = [course_root / name for name in ("solutions", "notebooks", ".git", "submitted", "autograded", "feedback")]
+    hidden += [course_root / "gradebook.db", out, cache_dir()]
+    hidden += sorted(
+        {s.path.resolve().parent.parent for s in submissions} | {s.path.resolve().parent for s in submissions}
+    )
+    return {"LimitedKernelManager.hidden_paths": [str(p) for p in hidden]}
 
 
 def merge_gradebooks(course_root: Path, out: Path, journal: Journal, moved, names: list[str]) -> Path:
@@ -513,11 +540,10 @@ def write_grades(results: list[Result], out: Path) -> None:
     """Write ``grades.csv`` and ``exercise_grades.csv`` into ``out``."""
     with open(out / "grades.csv", "w", newline="", encoding="utf-8") as handle:
         writer = csv.writer(handle)
-        writer.writerow(["student_id", "assignment", "score", "max_score", "status", "error"])
+        writer.writerow(["student_id", "assignment", "score", "max_score", "status", "error", "problems"])
         for r in results:
-            writer.writerow(
-                [r.submission.student, r.submission.assignment, f"{r.score:g}", f"{r.max_score:g}", r.status, r.error]
-            )
+            row = [r.submission.student, r.submission.assignment, f"{r.score:g}", f"{r.max_score:g}", r.status]
+            writer.writerow(row + [r.error, " | ".join(r.problems)])
     with open(out / "exercise_grades.csv", "w", newline="", encoding="utf-8") as handle:
         writer = csv.writer(handle)
         writer.writerow(["student_id", "assignment", "exercise", "test_cell", "points", "max_points", "message"])

@@ -143,7 +143,8 @@ def test_grade_a_flat_folder_with_broken_files_never_stops_the_batch(course_root
     for student in ("bob", "cy"):
         assert rows[student]["status"] == "error" and rows[student]["score"] == "0"
         assert rows[student]["max_score"] == "8"
-        assert "cannot be read as a notebook" in rows[student]["error"]
+    assert "bob.ipynb is not valid JSON" in rows["bob"]["error"]
+    assert rows["cy"]["error"] == "cy.ipynb is empty"
 
 
 def _write_class(course_root, folder, students):

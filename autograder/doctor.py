@@ -1,0 +1,227 @@
+"""Examine a submission before grading: repair what can be repaired, and say in one line per problem what was found.
+
+nbgrader grades a well-formed notebook; students hand in whatever their editor wrote. :func:`examine` reads
+the file and returns a notebook nbgrader can grade together with a list of :class:`Problem` lines for the
+instructor's report and the student's feedback:
+
+* not UTF-8 (decoded as Windows-1252), corrupt JSON (not gradable), an old nbformat (converted to 4);
+* a renamed notebook; cells whose nbgrader metadata was stripped (matched back to the source by the function
+  they define) or comes from another notebook (removed); duplicated ``grade_id`` s (a copy-pasted cell: the
+  last copy counts, as nbgrader does); a graded or solution cell whose type was changed (restored); a
+  deleted test cell (nbgrader puts it back);
+* integrity: code that imports or reaches ``bpe_ref`` or ``autograder``, patches the checks, or reads or
+  writes files, named with its cell and line.
+"""
+
+from __future__ import annotations
+
+import ast
+import copy
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import nbformat
+
+GRADER_MODULES = ("bpe_ref", "autograder")
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One finding: ``kind`` is ``"repaired"``, ``"fatal"`` or ``"integrity"``; ``text`` is one line."""
+
+    kind: str
+    text: str
+
+    def __str__(self) -> str:
+        return f"[{self.kind}] {self.text}"
+
+
+def _decode(raw: bytes, problems: list[Problem]) -> str:
+    if raw.startswith(b"\xef\xbb\xbf"):
+        raw = raw[3:]
+        problems.append(Problem("repaired", "the file starts with a byte-order mark: removed"))
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        problems.append(Problem("repaired", f"the file is not UTF-8 (byte {exc.start}): read as Windows-1252 instead"))
+        return raw.decode("cp1252", errors="replace")
+
+
+def _meta(cell) -> dict:
+    return cell.get("metadata", {}).get("nbgrader", {}) or {}
+
+
+def _defined_functions(source: str) -> set[str]:
+    return set(re.findall(r"^\s*def\s+([A-Za-z_]\w*)\s*\(", source, re.M))
+
+
+def examine(path: Path, source_path: Path, expected_name: str | None = None):
+    """Read and repair the submission at ``path`` against its source notebook.
+
+    Args:
+        path: the submitted notebook.
+        source_path: the instructor's source notebook of the assignment (with solutions and hidden tests).
+        expected_name: the file name nbgrader expects (``<assignment>.ipynb``).
+
+    Returns:
+        ``(notebook, problems)``: a ``NotebookNode`` ready for nbgrader, or ``None`` when the file cannot be
+        graded (then ``problems`` holds a ``"fatal"`` line saying why).
+
+    Example:
+        >>> nb, problems = examine(Path("alice.ipynb"), Path("solutions/01/01.ipynb"))  # doctest: +SKIP
+    """
+    problems: list[Problem] = []
+    if expected_name and path.name != expected_name:
+        problems.append(Problem("repaired", f"the notebook was named {path.name!r}: graded as {expected_name!r}"))
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        return None, [Problem("fatal", f"{path.name} cannot be read: {exc.strerror or exc}")]
+    if not raw.strip():
+        return None, [*problems, Problem("fatal", f"{path.name} is empty")]
+    text = _decode(raw, problems)
+    try:
+        data = json.loads(text)
+    except ValueError as exc:
+        return None, [*problems, Problem("fatal", f"{path.name} is not valid JSON ({exc})")]
+    if not isinstance(data, dict) or "cells" not in data and "worksheets" not in data:
+        return None, [*problems, Problem("fatal", f"{path.name} is JSON but not a notebook")]
+    version = data.get("nbformat")
+    try:
+        nb = nbformat.reads(json.dumps(data), as_version=4)
+    except Exception as exc:  # nbformat raises many kinds
+        return None, [*problems, Problem("fatal", f"{path.name} is not a readable notebook ({exc})")]
+    if isinstance(version, int) and version < 4:
+        problems.append(Problem("repaired", f"the notebook is in nbformat {version}: converted to nbformat 4"))
+    source = nbformat.read(source_path, 4)
+    _repair_cells(nb, source, problems)
+    problems += scan_integrity(nb)
+    return nb, problems
+
+
+def _repair_cells(nb, source, problems: list[Problem]) -> None:
+    source_cells = {_meta(c)["grade_id"]: c for c in source.cells if _meta(c).get("grade_id")}
+    seen: dict[str, int] = {}
+    for cell in nb.cells:
+        grade_id = _meta(cell).get("grade_id")
+        if grade_id and grade_id not in source_cells:
+            problems.append(Problem("repaired", f"a cell has nbgrader metadata {grade_id!r} from another notebook"))
+            cell.metadata.pop("nbgrader", None)
+        elif grade_id:
+            seen[grade_id] = seen.get(grade_id, 0) + 1
+    for grade_id, count in seen.items():
+        if count > 1:
+            problems.append(
+                Problem("repaired", f"cell {grade_id!r} appears {count} times (copy-pasted?): the last copy is graded")
+            )
+    # Solution cells whose metadata was stripped: find the student's cell defining the same function.
+    for grade_id, src in source_cells.items():
+        meta = _meta(src)
+        if grade_id in seen or not meta.get("solution") or src.cell_type != "code":
+            continue
+        wanted = _defined_functions(src.source) or {grade_id}
+        for cell in nb.cells:
+            if cell.cell_type == "code" and not _meta(cell) and wanted & _defined_functions(cell.source):
+                cell.metadata["nbgrader"] = copy.deepcopy(dict(meta))
+                problems.append(
+                    Problem("repaired", f"the cell defining {sorted(wanted)[0]}() had lost its nbgrader metadata")
+                )
+                seen[grade_id] = 1
+                break
+        else:
+            problems.append(Problem("repaired", f"solution cell {grade_id!r} is missing: graded as unanswered"))
+    for grade_id, src in source_cells.items():
+        meta = _meta(src)
+        if meta.get("grade") and not meta.get("solution") and grade_id not in seen:
+            problems.append(Problem("repaired", f"test cell {grade_id!r} was deleted: put back and graded"))
+    for cell in nb.cells:
+        grade_id = _meta(cell).get("grade_id")
+        src = source_cells.get(grade_id)
+        if (
+            src is not None
+            and cell.cell_type != src.cell_type
+            and (_meta(src).get("grade") or _meta(src).get("solution"))
+        ):
+            problems.append(
+                Problem("repaired", f"cell {grade_id!r} was changed to {cell.cell_type}: restored as {src.cell_type}")
+            )
+
+
+_READERS = {"open", "read_text", "read_bytes", "write_text", "write_bytes", "listdir", "scandir", "walk", "glob",
+            "rglob", "iterdir", "system", "popen", "connect"}  # fmt: skip
+_RISKY_MODULES = {"subprocess", "sqlite3", "shutil", "ctypes", "socket", "importlib", "inspect", "gc"}
+
+
+def scan_integrity(nb) -> list[Problem]:
+    """Integrity flags for the student's code cells: imports or reaches the graders, patches checks, touches files.
+
+    Example:
+        >>> nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("import autograder.checks as c")])
+        >>> [p.text for p in scan_integrity(nb)]
+        ['cell 1, line 1: imports autograder.checks']
+    """
+    found: list[Problem] = []
+    for number, cell in enumerate(nb.cells, 1):
+        meta = _meta(cell)
+        if cell.cell_type != "code" or (meta.get("grade") and not meta.get("solution")) or meta.get("locked"):
+            continue  # test cells and locked cells are replaced from the source before grading
+        name = f"cell {meta['grade_id']!r}" if meta.get("grade_id") else f"cell {number}"
+        source = "\n".join(
+            line for line in cell.source.splitlines() if not line.lstrip().startswith(("%", "!"))
+        )  # IPython magics are not Python
+        try:
+            tree = ast.parse(source)
+        except SyntaxError:
+            continue
+        for node in ast.walk(tree):
+            line = getattr(node, "lineno", 0)
+            for text in _flags(node):
+                found.append(Problem("integrity", f"{name}, line {line}: {text}"))
+    return found
+
+
+def _flags(node: ast.AST) -> list[str]:
+    flags = []
+    if isinstance(node, ast.Import):
+        for alias in node.names:
+            top = alias.name.split(".")[0]
+            if top in GRADER_MODULES:
+                flags.append(f"imports {alias.name}")
+            elif top in _RISKY_MODULES:
+                flags.append(f"imports {alias.name}")
+    elif isinstance(node, ast.ImportFrom) and node.module:
+        top = node.module.split(".")[0]
+        if top in GRADER_MODULES or top in _RISKY_MODULES:
+            flags.append(f"imports from {node.module}")
+    elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+        if any(re.search(rf"\b{m}\b", node.value) for m in GRADER_MODULES):
+            flags.append(f"names a grader module in a string ({node.value[:40]!r})")
+        if re.search(r"gradebook|solutions/|\.ipynb\b|submitted/|autograded/", node.value):
+            flags.append(f"names a course file ({node.value[:40]!r})")
+    elif isinstance(node, ast.Call):
+        func = node.func
+        called = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+        if called in _READERS:
+            flags.append(f"calls {called}() (files, processes or databases)")
+        if called in {"__import__", "exec", "eval", "compile", "globals", "setattr", "import_module"}:
+            flags.append(f"calls {called}()")
+    elif isinstance(node, (ast.Assign, ast.AugAssign)):
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        for target in targets:
+            text = ast.unparse(target)
+            if isinstance(target, ast.Attribute) and re.search(r"check|harness|bpe_ref|autograder|sys\.modules", text):
+                flags.append(f"assigns {text} (patching the graders?)")
+            elif isinstance(target, ast.Subscript) and "sys.modules" in text:
+                flags.append(f"assigns {text}")
+    elif isinstance(node, ast.Attribute) and ast.unparse(node) in {"sys.modules", "builtins.__import__"}:
+        flags.append(f"uses {ast.unparse(node)}")
+    return flags
+
+
+def report_cell(problems: list[Problem]):
+    """A markdown cell for the top of the graded notebook, so the student's feedback lists the problems."""
+    lines = ["**Notes from the grader about this submission**", ""]
+    lines += [f"- {p.text}" for p in problems]
+    return nbformat.v4.new_markdown_cell("\n".join(lines))

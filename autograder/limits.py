@@ -1,0 +1,234 @@
+"""Resource limits for the grading kernel, and an nbgrader ``Execute`` preprocessor that enforces an output limit.
+
+nbgrader bounds a cell's wall time only. Here each grading kernel also runs under
+
+* a memory limit (``RLIMIT_AS``, default 2 GiB): a memory bomb raises ``MemoryError`` in its cell;
+* a CPU-time limit (``RLIMIT_CPU``, default 600 s for the whole notebook): past it the kernel is stopped;
+* an output limit per cell (default 1 MB): the rest of the cell's output is dropped, and the cell gets an
+  ``OutputLimitExceeded`` error, so a test cell that floods its output scores 0 with the reason given.
+
+The kernel is started as ``python -m autograder.limits --memory N --cpu S -- <kernel command>``, which
+sets the limits on itself and then becomes the kernel (``os.execvp``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import functools
+import json
+import os
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+from typing import Any
+
+from jupyter_client.manager import AsyncKernelManager
+from jupyter_core.utils import ensure_async, run_sync
+from nbclient.exceptions import DeadKernelError
+from nbformat.notebooknode import NotebookNode
+from nbgrader.preprocessors import Execute
+from traitlets import Integer, List, Unicode
+
+GIB = 1024**3
+
+
+def parse_size(text: str) -> int:
+    """``"2G"``, ``"512M"``, ``"1048576"`` -> bytes.
+
+    Raises:
+        ValueError: not a size, naming the text.
+
+    Example:
+        >>> parse_size("2G"), parse_size("512M"), parse_size("100")
+        (2147483648, 536870912, 100)
+    """
+    units = {"K": 1024, "M": 1024**2, "G": GIB, "T": 1024**4}
+    cleaned = text.strip().upper().removesuffix("B").removesuffix("I")
+    try:
+        if cleaned and cleaned[-1] in units:
+            return int(float(cleaned[:-1]) * units[cleaned[-1]])
+        return int(cleaned)
+    except ValueError:
+        raise ValueError(f"not a size: {text!r} (use e.g. 2G, 512M or a number of bytes)") from None
+
+
+@functools.cache
+def bubblewrap() -> str | None:
+    """The path of a working ``bwrap`` (bubblewrap), or ``None`` when it is missing or cannot make namespaces."""
+    path = shutil.which("bwrap")
+    if path is None:
+        return None
+    probe = [path, "--ro-bind", "/", "/", "--dev", "/dev", "--unshare-net", "--die-with-parent", "true"]
+    try:
+        ok = subprocess.run(probe, capture_output=True, timeout=20).returncode == 0
+    except (OSError, subprocess.TimeoutExpired):
+        ok = False
+    return path if ok else None
+
+
+def sandbox_status(mode: str) -> str:
+    """A one-line account of the sandbox a ``mode`` gives on this machine (for reports)."""
+    if mode == "off":
+        return "sandbox: off (student code can read and write what the grading user can)"
+    if bubblewrap():
+        return "sandbox: bubblewrap (no network; course sources, gradebooks and other submissions hidden)"
+    return "sandbox: OFF, bubblewrap is missing or cannot run here (Debian: apt-get install bubblewrap)"
+
+
+class LimitedKernelManager(AsyncKernelManager):
+    """A kernel manager whose kernels start under memory and CPU-time limits, optionally in a bubblewrap sandbox.
+
+    In the sandbox (``sandbox = "auto"`` or ``"bwrap"``) the kernel sees the file system read-only, with every
+    path of ``hidden_paths`` (and ``/tmp``) replaced by an empty folder, except its own working folder, which
+    it may write; it has no network (its own network namespace); and it talks to the grader over Unix sockets
+    (ZeroMQ ``ipc``) in a folder of its own.
+    """
+
+    memory_limit = Integer(2 * GIB, help="RLIMIT_AS of the kernel in bytes (0: none)").tag(config=True)
+    cpu_limit = Integer(600, help="RLIMIT_CPU of the kernel in seconds (0: none)").tag(config=True)
+    sandbox = Unicode("auto", help="'auto' (bubblewrap when it works), 'bwrap' (required) or 'off'").tag(config=True)
+    hidden_paths = List(Unicode(), [], help="paths the sandboxed kernel sees as empty folders").tag(config=True)
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._bwrap = self._sandbox_binary()
+        if self._bwrap:
+            self._socket_dir = tempfile.mkdtemp(prefix="bpe-kernel-")
+            self.transport = "ipc"
+            self.ip = os.path.join(self._socket_dir, "kernel")
+
+    def _sandbox_binary(self) -> str | None:
+        if self.sandbox == "off":
+            return None
+        found = bubblewrap()
+        if found is None and self.sandbox == "bwrap":
+            raise RuntimeError("sandbox = 'bwrap' but bubblewrap is missing or cannot run (apt-get install bubblewrap)")
+        return found
+
+    def format_kernel_cmd(self, extra_arguments: list[str] | None = None) -> list[str]:
+        command = super().format_kernel_cmd(extra_arguments)
+        limits = [sys.executable, "-m", "autograder.limits", f"--memory={self.memory_limit}", f"--cpu={self.cpu_limit}"]
+        return [*limits, "--", *command]
+
+    async def _async_pre_start_kernel(self, **kw: Any):
+        command, kw = await super()._async_pre_start_kernel(**kw)
+        if self._bwrap:
+            command = [*self.sandbox_prefix(kw.get("cwd") or os.getcwd()), *command]
+        return command, kw
+
+    def sandbox_prefix(self, workdir: str) -> list[str]:
+        """The ``bwrap`` argv that runs a kernel with ``workdir`` as its only writable folder."""
+        workdir = os.path.realpath(workdir)
+        argv = [self._bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
+        for path in sorted({os.path.realpath(p) for p in self.hidden_paths}):
+            if os.path.isdir(path):
+                argv += ["--tmpfs", path]  # a workdir inside it is bound back below
+            elif os.path.exists(path):
+                argv += ["--ro-bind", "/dev/null", path]
+        argv += ["--bind", workdir, workdir, "--bind", self._socket_dir, self._socket_dir]
+        argv += ["--ro-bind", self.connection_file, self.connection_file]
+        scratch_home = os.path.join(self._socket_dir, "home")
+        os.makedirs(scratch_home, exist_ok=True)
+        argv += ["--setenv", "HOME", scratch_home, "--setenv", "IPYTHONDIR", os.path.join(scratch_home, ".ipython")]
+        argv += ["--setenv", "MPLCONFIGDIR", os.path.join(scratch_home, ".matplotlib"), "--setenv", "TMPDIR", "/tmp"]
+        argv += ["--unshare-net", "--unshare-ipc", "--die-with-parent", "--new-session", "--chdir", workdir]
+        return argv
+
+    async def _async_cleanup_resources(self, restart: bool = False) -> None:
+        await super()._async_cleanup_resources(restart=restart)
+        if self._bwrap and not restart:
+            shutil.rmtree(self._socket_dir, ignore_errors=True)
+
+
+class LimitedExecute(Execute):
+    """nbgrader's ``Execute`` with :class:`LimitedKernelManager` kernels and an output limit per cell."""
+
+    max_output_bytes = Integer(1_000_000, help="bytes of output kept per cell (0: no limit)").tag(config=True)
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("kernel_manager_class", LimitedKernelManager)
+        super().__init__(*args, **kwargs)
+        self._output_bytes: dict[int, int] = {}
+
+    max_kernel_restarts = Integer(3, help="kernel deaths survived per notebook").tag(config=True)
+
+    async def async_execute_cell(
+        self, cell: NotebookNode, cell_index: int, execution_count: int | None = None, store_history: bool = True
+    ) -> NotebookNode:
+        """Run a cell; if the kernel dies (``os._exit``, a crash, the CPU limit), record it and go on.
+
+        The cell gets a ``KernelDied`` error (0 points if it is a test cell); the kernel is restarted and the
+        code cells above are run again, silently, so that the rest of the notebook is graded as usual.
+        """
+        try:
+            return await super().async_execute_cell(cell, cell_index, execution_count, store_history)
+        except DeadKernelError:
+            self._restarts = getattr(self, "_restarts", 0) + 1
+            cell.outputs.append(
+                NotebookNode(
+                    output_type="error",
+                    ename="KernelDied",
+                    evalue="the kernel stopped while running this cell (os._exit, a crash, or a resource limit)",
+                    traceback=["KernelDied: the kernel stopped while running this cell"],
+                )
+            )
+            if self._restarts > self.max_kernel_restarts:
+                raise
+            await self._restart_and_replay(cell_index)
+            return cell
+
+    execute_cell = run_sync(async_execute_cell)
+
+    async def _restart_and_replay(self, cell_index: int) -> None:
+        await self.km.restart_kernel(now=True)
+        await ensure_async(self.kc.wait_for_ready(timeout=self.startup_timeout))
+        for index, earlier in enumerate(self.nb.cells[:cell_index]):
+            if earlier.cell_type == "code" and earlier.source.strip():
+                scratch = NotebookNode(copy.deepcopy(dict(earlier)))
+                scratch.outputs = []
+                try:
+                    await super().async_execute_cell(scratch, index, store_history=False)
+                except DeadKernelError:
+                    return  # an earlier cell kills it again: the rest will fail on their own
+
+    def output(self, outs: list[NotebookNode], msg: dict, display_id: str | None, cell_index: int):
+        if not self.max_output_bytes or msg.get("msg_type") == "error":
+            return super().output(outs, msg, display_id, cell_index)
+        size = len(json.dumps(msg.get("content", {}), default=str))
+        used = self._output_bytes.get(cell_index, 0)
+        self._output_bytes[cell_index] = used + size
+        if used + size <= self.max_output_bytes:
+            return super().output(outs, msg, display_id, cell_index)
+        if used <= self.max_output_bytes:  # the first output over the limit: say so once
+            note = NotebookNode(
+                output_type="error",
+                ename="OutputLimitExceeded",
+                evalue=f"this cell printed more than {self.max_output_bytes:,} bytes; the rest was dropped",
+                traceback=[f"OutputLimitExceeded: more than {self.max_output_bytes:,} bytes of output"],
+            )
+            outs.append(note)
+        return None
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Set the limits on this process, then replace it with the command after ``--``."""
+    parser = argparse.ArgumentParser(prog="python -m autograder.limits")
+    parser.add_argument("--memory", type=int, default=0, help="RLIMIT_AS in bytes (0: none)")
+    parser.add_argument("--cpu", type=int, default=0, help="RLIMIT_CPU in seconds (0: none)")
+    parser.add_argument("command", nargs=argparse.REMAINDER)
+    args = parser.parse_args(argv)
+    command = args.command[1:] if args.command[:1] == ["--"] else args.command
+    if not command:
+        parser.error("no command after --")
+    if args.memory > 0:
+        resource.setrlimit(resource.RLIMIT_AS, (args.memory, args.memory))
+    if args.cpu > 0:
+        resource.setrlimit(resource.RLIMIT_CPU, (args.cpu, args.cpu + 5))
+    os.execvp(command[0], command)
+
+
+if __name__ == "__main__":
+    main()
