@@ -30,14 +30,12 @@ def _course(args: argparse.Namespace) -> Path:
 
 
 def _progress(label: str):
-    def wrap(items):
-        try:
-            from tqdm import tqdm
-        except ImportError:  # pragma: no cover - tqdm is a dependency
-            return items
-        return tqdm(items, desc=label, unit="notebook", file=sys.stderr, dynamic_ncols=True)
+    def bar(total: int):
+        from tqdm import tqdm
 
-    return wrap
+        return tqdm(total=total, desc=label, unit="notebook", file=sys.stderr, dynamic_ncols=True)
+
+    return bar
 
 
 def cmd_release(args: argparse.Namespace) -> int:

@@ -136,6 +136,7 @@ class Workspace:
         logging.getLogger("traitlets").setLevel(logging.ERROR)
         warnings.filterwarnings("ignore", module=r"nbgrader\..*")
         warnings.filterwarnings("ignore", message=r".*not in session.*")
+        warnings.filterwarnings("ignore", message=r".*missing an id field.*")
         os.environ.setdefault("JUPYTER_PLATFORM_DIRS", "1")
         config = self.config()
         return NbGraderAPI(config=config)

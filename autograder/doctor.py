@@ -111,6 +111,11 @@ def _repair_cells(nb, source, problems: list[Problem]) -> None:
             cell.metadata.pop("nbgrader", None)
         elif grade_id:
             seen[grade_id] = seen.get(grade_id, 0) + 1
+    last_copy = {_meta(c).get("grade_id"): i for i, c in enumerate(nb.cells) if _meta(c).get("grade_id")}
+    for index, cell in enumerate(nb.cells):
+        grade_id = _meta(cell).get("grade_id")
+        if grade_id and last_copy[grade_id] != index:
+            cell.metadata.pop("nbgrader", None)  # an earlier copy runs as plain code, as in Python
     for grade_id, count in seen.items():
         if count > 1:
             problems.append(

@@ -16,10 +16,11 @@ import os
 import re
 import shutil
 import sqlite3
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import nbformat
 
@@ -394,7 +395,7 @@ def grade(
     jobs: int = 1,
     resume: bool = True,
     limits: dict | None = None,
-    progress: Callable[[Iterable[Submission]], Iterable[Submission]] | None = None,
+    progress: Callable[[int], Any] | None = None,
 ) -> list[Result]:
     """Autograde ``submissions`` with nbgrader under ``out/``; write feedback, grade files and one gradebook.
 
@@ -413,7 +414,8 @@ def grade(
         resume: skip submissions already graded into ``out`` whose notebook has not changed since.
         limits: nbgrader config overrides for the grading kernel, e.g. ``{"LimitedKernelManager.memory_limit": 2**30}``
             (see :mod:`autograder.limits`; the defaults are in ``nbgrader_config.py``).
-        progress: wraps the iteration, e.g. ``tqdm``.
+        progress: called with the number of submissions to grade; returns a bar with ``update(1)`` and
+            ``close()``, e.g. ``lambda n: tqdm(total=n)``.
 
     Returns:
         One :class:`Result` per submission, in the order given. A submission that cannot be graded has
@@ -443,14 +445,13 @@ def grade(
             todo.append((index, submission))
     moved = [(s, journal.slot_of(s)) for _, s in todo if journal.slot_of(s) is not None]
     jobs = max(1, min(jobs, len(todo)))
-    bar = progress(range(len(todo))) if progress and todo else None
-    ticks = iter(bar) if bar is not None else None
+    bar = progress(len(todo)) if progress and todo else None
 
     def finished(index: int, result: Result, slot: int) -> None:
         results[index] = result
         journal.record(result, slot)
-        if ticks is not None:
-            next(ticks, None)
+        if bar is not None:
+            bar.update(1)
 
     limits = {**_sandbox_paths(course_root, out, submissions), **(limits or {})}
     template = out / "course" / "template"
@@ -479,7 +480,7 @@ def grade(
                     result, slot = Result(submissions[index], error=f"grading worker died: {exc}"[:500]), -1
                     result.possible = max_points(course_root, submissions[index].assignment)
                 finished(index, result, slot)
-    if bar is not None and hasattr(bar, "close"):
+    if bar is not None:
         bar.close()
     ordered = [results[i] for i in range(len(submissions))]
     merge_gradebooks(course_root, out, journal, moved, names)

@@ -137,10 +137,23 @@ class LimitedKernelManager(AsyncKernelManager):
         argv += ["--unshare-net", "--unshare-ipc", "--die-with-parent", "--new-session", "--chdir", workdir]
         return argv
 
+    async def _async_interrupt_kernel(self) -> None:
+        # In the sandbox the kernel runs in its own session, out of reach of a signal to bubblewrap: ask it to
+        # interrupt itself with an interrupt_request on the control channel (the kernel spec's "message" mode).
+        if self._bwrap and self.has_kernel:
+            self._connect_control_socket()
+            self.session.send(self._control_socket, self.session.msg("interrupt_request", content={}))
+            return
+        await super()._async_interrupt_kernel()
+
+    interrupt_kernel = _async_interrupt_kernel
+
     async def _async_cleanup_resources(self, restart: bool = False) -> None:
         await super()._async_cleanup_resources(restart=restart)
         if self._bwrap and not restart:
             shutil.rmtree(self._socket_dir, ignore_errors=True)
+
+    cleanup_resources = _async_cleanup_resources
 
 
 class LimitedExecute(Execute):

@@ -7,7 +7,7 @@ exactly what was passed.
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Iterable, Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from typing import Any
 
 TIE_BREAKS = ("largest", "smallest", "first")
@@ -76,7 +76,7 @@ def split_word_counts(name: str, value: Any) -> Mapping[str, int]:
 def vocab(name: str, value: Any) -> Mapping[tuple[str, ...], int]:
     """A mapping of non-empty tuples of non-empty str symbols to positive int counts."""
     if not isinstance(value, Mapping):
-        raise TypeError(f"{name} must be a dict of symbol tuple -> count, got {type(value).__name__}")
+        raise TypeError(f"{name} must be a dict of symbol tuple -> count, got {type(value).__name__} {_short(value)}")
     for key, freq in value.items():
         if not isinstance(key, tuple) or not key:
             raise TypeError(f"a key of {name} must be a non-empty tuple of symbols, got {_short(key)}")
@@ -96,7 +96,8 @@ def num_merges(name: str, value: Any) -> int:
 
 
 def merges(name: str, value: Any) -> list[tuple[str, str]]:
-    if isinstance(value, (str, bytes)) or not isinstance(value, Iterable):
+    # An ordered sequence only: a set's order (so the merges' ranks) changes from run to run.
+    if not isinstance(value, (list, tuple)):
         raise TypeError(f"{name} must be a list of (str, str) pairs, got {type(value).__name__} {_short(value)}")
     value = list(value)
     for index, item in enumerate(value):
