@@ -153,18 +153,22 @@ def _summary(results: list[grading.Result], out: Path) -> None:
         by_assignment[result.submission.assignment].append(result)
     for assignment, rows in by_assignment.items():
         exercises = list(dict.fromkeys(c.exercise for r in rows for c in r.cells))
+        name_width = max([len("student"), *(len(r.submission.student) for r in rows)]) + 2
+        widths = [max(len(e), 7) + 2 for e in exercises]
         print(f"\n{assignment}")
-        header = f"  {'student':<24}" + "".join(f"{e:>18}" for e in exercises) + f"{'total':>12}"
-        print(header)
+        header = f"  {'student':<{name_width}}" + "".join(f"{e:>{w}}" for e, w in zip(exercises, widths))
+        print(header + f"{'total':>9}")
         for r in rows:
             per = defaultdict(lambda: [0.0, 0.0])
             for c in r.cells:
                 per[c.exercise][0] += c.points
                 per[c.exercise][1] += c.max_points
-            cols = "".join(f"{f'{per[e][0]:g}/{per[e][1]:g}':>18}" for e in exercises)
+            cols = "".join(
+                f"{(f'{per[e][0]:g}/{per[e][1]:g}' if e in per else '-'):>{w}}" for e, w in zip(exercises, widths)
+            )
             total = f"{r.score:g}/{r.max_score:g}"
-            line = f"  {r.submission.student:<24}{cols}{total:>12}"
-            print(line + (f"  not graded: {r.error}" if r.error else ""))
+            line = f"  {r.submission.student:<{name_width}}{cols}{total:>9}"
+            print(line + (f"  not graded: {r.error[:200]}" if r.error else ""))
     flagged = [r for r in results if r.problems]
     if flagged:
         print("\nproblems found (also in grades.csv and in each student's feedback):")

@@ -10,7 +10,8 @@ Every chart draws one of the records built here, so that what it shows can be te
 * :func:`rank_steps`, :func:`replay_steps`, :func:`compare_apply`: applying a merge table by rank
   (:func:`bpe_ref.apply_bpe`) and by replay (:func:`bpe_ref.encode`) one step at a time.
 
-Labels (:func:`symbol_label`, :func:`pair_label`) are plain text that matplotlib draws as written.
+Labels (:func:`symbol_label`, :func:`pair_label`) are plain text (the drawing escapes what matplotlib would
+otherwise read as mathtext).
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ __all__ = [
     "compare_apply",
     "compare_tie_breaks",
     "initial_vocab",
+    "made_positions",
     "merge_positions",
     "pair_label",
     "rank_steps",
@@ -59,7 +61,7 @@ TIE_BREAK_RULES: dict[str, str] = {
     "first": "of equal counts, the pair seen first (words in dict order, each left to right) wins",
 }
 
-_VISIBLE = {" ": "\u2423", "\t": "\u21e5", "\n": "\u21b5", "\r": "\u240d", "$": r"\$"}
+_VISIBLE = {" ": "\u2423", "\t": "\u21e5", "\n": "\u21b5", "\r": "\u240d"}
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -68,13 +70,13 @@ _VISIBLE = {" ": "\u2423", "\t": "\u21e5", "\n": "\u21b5", "\r": "\u240d", "$": 
 
 
 def symbol_label(symbol: str) -> str:
-    """A symbol as a chart label: whitespace made visible, ``$`` escaped for matplotlib, ``</w>`` kept.
+    """A symbol as a chart label: whitespace made visible, ``</w>`` kept as it is.
 
     Args:
         symbol: one symbol (a str).
 
     Returns:
-        The label; only spaces, tabs, newlines and ``$`` are changed.
+        The label; only spaces, tabs and line breaks are changed (to ␣ ⇥ ↵ ␍).
 
     Example:
         >>> symbol_label("o</w>"), symbol_label("a b")
@@ -172,7 +174,7 @@ def top_pairs(pair_counts: Mapping[Pair, int], chosen: Pair, k: int) -> TopPairs
         return "tied" if pair_counts[pair] == best else "other"
 
     priority = {"chosen": 0, "tied": 1, "other": 2}
-    picked = sorted(pair_counts, key=lambda p: (-pair_counts[p], priority[role(p)], order[p]))[:k]
+    picked = sorted(pair_counts, key=lambda p: (p != chosen, -pair_counts[p], priority[role(p)], order[p]))[:k]
     picked.sort(key=lambda p: (-pair_counts[p], order[p]))
     bars = tuple(Bar(pair, pair_counts[pair], role(pair)) for pair in picked)
     tied_total = sum(1 for p, c in pair_counts.items() if c == best and p != chosen)
@@ -467,9 +469,7 @@ def check_learner(
     given = {"count_pairs": count_pairs, "best_pair": best_pair, "merge_vocab": merge_vocab}
     names = tuple(name for name, function in given.items() if function is not None)
     if not names:
-        return LearnerRun(
-            "reference", "reference", reference, [], reference, None, (), "The reference run (bpe_ref)."
-        )
+        return LearnerRun("reference", "reference", reference, [], reference, None, (), "The reference run (bpe_ref).")
     counter = count_pairs or core._count_pairs
     chooser = best_pair or core._best_pair
     merger = merge_vocab or core._merge_vocab
@@ -499,7 +499,9 @@ def check_learner(
             if departure is None:
                 expected = core._count_pairs(vocab)
                 if dict(got_counts) != expected:
-                    depart(number, "count_pairs", f"count_pairs gave other counts: {_diff_counts(got_counts, expected)}.")
+                    depart(
+                        number, "count_pairs", f"count_pairs gave other counts: {_diff_counts(got_counts, expected)}."
+                    )
                 elif (
                     tie_break == "first"
                     and expected
@@ -582,21 +584,26 @@ def check_learner(
         status = "error" if failed.raised and departure.round == number else "departs"
         source = "learner" if learner else "reference"
         shown = learner if learner else reference
-        where = f"Your run stops at round {number}: {failed.message}"
+        where = f"Your run stops at round {number}: {failed.message.rstrip('.')}."
         if departure.round < number:
             where = f"Your run departs from the reference at round {departure.round}: {departure.message} " + where
-        showing = "showing your rounds before it." if learner else "showing the reference run."
-        return LearnerRun(status, source, shown, learner, reference, departure, names, f"{where} ({showing})")
+        showing = "Showing your rounds before it." if learner else "Showing the reference run."
+        return LearnerRun(status, source, shown, learner, reference, departure, names, f"{where} {showing}")
 
     if departure is None and len(learner) != len(reference):  # pragma: no cover - equal counts imply equal stops
         depart(len(learner) + 1, "count_pairs", "your run stopped at another round than the reference.")
     if departure is None:
-        message = f"Your {', '.join(names)} match the reference in every round ({len(learner)})."
+        listed = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+        verb = "matches" if len(names) == 1 else "match"
+        message = f"Your {listed} {verb} the reference in every round ({len(learner)} rounds)."
         return LearnerRun("matches", "learner", learner, learner, reference, None, names, message)
-    message = (
-        f"Your run departs from the reference at round {departure.round}: {departure.message} Showing your run."
+    message = f"Your run departs from the reference at round {departure.round}: {departure.message}"
+    if not learner:
+        message += " Your run has no round to show: showing the reference run."
+        return LearnerRun("departs", "reference", reference, learner, reference, departure, names, message)
+    return LearnerRun(
+        "departs", "learner", learner, learner, reference, departure, names, message + " Showing your run."
     )
-    return LearnerRun("departs", "learner", learner, learner, reference, departure, names, message)
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -615,6 +622,8 @@ class TieBreakRow:
         tied: policy -> whether it had to break a tie this round.
         agree: whether every policy merged the same pair.
         same_start: whether every policy started this round from the same vocab.
+        stand_out: the policies whose pair is not the one most policies merged: none when all agree, the odd one
+            when the others agree, all of them when all differ.
     """
 
     round: int
@@ -623,6 +632,11 @@ class TieBreakRow:
     tied: dict[str, bool]
     agree: bool
     same_start: bool
+    stand_out: tuple[str, ...] = ()
+
+    def same_as(self, policy: str) -> list[str]:
+        """The other policies that merged the same pair as ``policy`` this round."""
+        return [p for p in self.pairs if p != policy and self.pairs[p] == self.pairs[policy]]
 
 
 @dataclass(frozen=True)
@@ -690,6 +704,9 @@ def compare_tie_breaks(
         agree = len(set(pairs.values())) == 1
         if not agree and first_difference is None:
             first_difference = number
+        chosen = list(pairs.values())
+        most = max(chosen.count(pair) for pair in chosen)
+        stand_out = () if agree else tuple(p for p in policies if most == 1 or chosen.count(pairs[p]) < most)
         rows.append(
             TieBreakRow(
                 number,
@@ -698,6 +715,7 @@ def compare_tie_breaks(
                 {p: bool(step and step.tied) for p, step in steps.items()},
                 agree,
                 all(s == starts[0] for s in starts),
+                stand_out,
             )
         )
     merges = {policy: [step.pair for step in trace] for policy, trace in traces.items()}
@@ -738,6 +756,23 @@ def merge_positions(symbols: Sequence[str], pair: Pair) -> tuple[tuple[str, ...]
             out.append(symbols[i])
             i += 1
     return tuple(out), tuple(positions)
+
+
+def made_positions(before: Sequence[str], positions: Sequence[int]) -> tuple[int, ...]:
+    """Where the merged symbols land: the indices in the result of merging ``before`` at ``positions``.
+
+    Args:
+        before: the symbols before a merge.
+        positions: the indices in ``before`` at which a match started (as :func:`merge_positions` gives).
+
+    Returns:
+        The indices in the merged symbols of the symbols the merge made, in order.
+
+    Example:
+        >>> made_positions(("a", "a", "b", "a", "a"), (0, 3))
+        (0, 2)
+    """
+    return tuple(start - index for index, start in enumerate(positions))
 
 
 @dataclass(frozen=True)
@@ -838,6 +873,11 @@ class ReplayStep:
     before: tuple[str, ...]
     positions: tuple[int, ...]
     after: tuple[str, ...]
+
+    @property
+    def made(self) -> tuple[int, ...]:
+        """The indices in ``after`` of the symbols this rule made."""
+        return made_positions(self.before, self.positions)
 
 
 @dataclass(frozen=True)
