@@ -103,6 +103,7 @@ def cmd_grade(args: argparse.Namespace) -> int:
         jobs=args.jobs,
         resume=not args.force,
         limits=_limits(args),
+        gradebook_url=args.db_url,
         progress=_progress("grading"),
     )
     _summary(results, out)
@@ -234,6 +235,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="submissions graded at once (default: CPUs)")
     p.add_argument("--shard", type=_shard, help="grade only share K of N (K/N), to split a class over machines")
     p.add_argument("--force", action="store_true", help="grade everything again, even what --out already holds")
+    p.add_argument(
+        "--db-url",
+        help="a shared nbgrader gradebook, e.g. postgresql://user:password@host/db (default: SQLite in --out)",
+    )
     _limit_options(p)
     p.set_defaults(func=cmd_grade)
 

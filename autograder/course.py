@@ -70,9 +70,12 @@ class Workspace:
     course_root: Path
     path: Path
     overrides: dict = field(default_factory=dict)
+    gradebook_url: str | None = None
 
     @classmethod
-    def create(cls, course_root: Path, path: Path, overrides: dict | None = None) -> Workspace:
+    def create(
+        cls, course_root: Path, path: Path, overrides: dict | None = None, gradebook_url: str | None = None
+    ) -> Workspace:
         """Make ``path`` a fresh workspace: ``source/`` is a copy of the course's ``solutions/``.
 
         An existing ``path`` is emptied of nbgrader's folders and gradebook first (other files are left).
@@ -85,11 +88,12 @@ class Workspace:
             elif target.exists():
                 target.unlink()
         shutil.copytree(course_root / "solutions", path / "source")
-        return cls(course_root=course_root, path=path, overrides=dict(overrides or {}))
+        return cls(course_root=course_root, path=path, overrides=dict(overrides or {}), gradebook_url=gradebook_url)
 
     @property
     def db_url(self) -> str:
-        return f"sqlite:///{self.path / 'gradebook.db'}"
+        """The gradebook: ``gradebook_url`` (e.g. PostgreSQL) if given, else ``gradebook.db`` in the workspace."""
+        return self.gradebook_url or f"sqlite:///{self.path / 'gradebook.db'}"
 
     def config(self) -> Config:
         config = load_config(self.course_root)
@@ -153,6 +157,8 @@ class Workspace:
         """
         import nbgrader
 
+        if self.gradebook_url:
+            return self._prepare_shared(names)
         digest = hashlib.sha256(nbgrader.__version__.encode())
         digest.update((self.course_root / CONFIG_FILE).read_bytes())
         for name in sorted(names):
@@ -177,6 +183,38 @@ class Workspace:
             os.replace(partial, cached)
         except OSError:  # a read-only cache only costs time
             pass
+        return ""
+
+    def _prepare_shared(self, names: list[str]) -> str:
+        """Generate the assignments into a shared gradebook (PostgreSQL), once, whoever comes first.
+
+        Runs on several machines may start together: a PostgreSQL advisory lock makes them take turns, and an
+        assignment already in the gradebook is left as it is (its source notebooks must not change while a
+        class is being graded into it).
+        """
+        import sqlalchemy
+        from nbgrader.api import Gradebook, MissingEntry
+
+        engine = sqlalchemy.create_engine(self.db_url)
+        try:
+            with engine.connect() as lock:
+                if engine.dialect.name == "postgresql":
+                    lock.execute(sqlalchemy.text("SELECT pg_advisory_lock(20161)"))
+                api = self.api()
+                for name in sorted(names):
+                    with Gradebook(self.db_url) as gradebook:
+                        try:
+                            gradebook.find_assignment(name)
+                            continue
+                        except MissingEntry:
+                            pass
+                    result = api.generate_assignment(name, force=True, create=True)
+                    if not result["success"]:
+                        return (result.get("log", "") + result.get("error", "")).strip()
+                if engine.dialect.name == "postgresql":
+                    lock.execute(sqlalchemy.text("SELECT pg_advisory_unlock(20161)"))
+        finally:
+            engine.dispose()
         return ""
 
     def submission_path(self, student: str, assignment: str) -> Path:

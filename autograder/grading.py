@@ -302,12 +302,21 @@ class _Grader:
     """Grades submissions one by one in its own workspace (``out/course/slots/<slot>``)."""
 
     def __init__(
-        self, course_root: Path, out: Path, slot: int, names: list[str], feedback: bool, overrides: dict | None = None
+        self,
+        course_root: Path,
+        out: Path,
+        slot: int,
+        names: list[str],
+        feedback: bool,
+        overrides: dict | None = None,
+        gradebook_url: str | None = None,
     ) -> None:
         self.course_root, self.out, self.slot, self.feedback = course_root, out, slot, feedback
         path = out / "course" / "slots" / str(slot)
         template = out / "course" / "template"
-        if not (path / "gradebook.db").exists():
+        if gradebook_url:  # one shared gradebook (PostgreSQL): no per-slot copy, no merge
+            self.workspace = Workspace.create(course_root, path, overrides, gradebook_url)
+        elif not (path / "gradebook.db").exists():
             # every slot starts from the same prepared gradebook, so their rows share UUIDs and merge cleanly
             self.workspace = Workspace.create(course_root, path, overrides)
             shutil.copyfile(template / "gradebook.db", path / "gradebook.db")
@@ -335,7 +344,12 @@ class _Grader:
         if self.failed_build:
             result.error = f"the source notebooks failed to build: {_summarise(self.failed_build)}"
             return
-        graded = api.autograde(submission.assignment, submission.student, force=True, create=True)
+        for _attempt in range(3):
+            graded = api.autograde(submission.assignment, submission.student, force=True, create=True)
+            log = graded.get("log", "") + graded.get("error", "")
+            # two workers creating rows of one shared gradebook at once: the loser retries
+            if graded["success"] or not re.search(r"IntegrityError|UniqueViolation|deadlock", log):
+                break
         if not graded["success"]:
             result.error = _summarise(graded.get("log", "") or graded.get("error", ""))
             return
@@ -376,9 +390,9 @@ def _copy(source: Path, target: Path) -> None:
 _WORKER: _Grader | None = None
 
 
-def _start_worker(slots, course_root: Path, out: Path, names: list[str], feedback: bool, overrides: dict) -> None:
+def _start_worker(slots, course_root: Path, out: Path, names: list[str], feedback: bool, overrides: dict, url) -> None:
     global _WORKER
-    _WORKER = _Grader(course_root, out, slots.get(), names, feedback, overrides)
+    _WORKER = _Grader(course_root, out, slots.get(), names, feedback, overrides, url)
 
 
 def _grade_in_worker(submission: Submission) -> tuple[Result, int]:
@@ -395,6 +409,7 @@ def grade(
     jobs: int = 1,
     resume: bool = True,
     limits: dict | None = None,
+    gradebook_url: str | None = None,
     progress: Callable[[int], Any] | None = None,
 ) -> list[Result]:
     """Autograde ``submissions`` with nbgrader under ``out/``; write feedback, grade files and one gradebook.
@@ -414,6 +429,9 @@ def grade(
         resume: skip submissions already graded into ``out`` whose notebook has not changed since.
         limits: nbgrader config overrides for the grading kernel, e.g. ``{"LimitedKernelManager.memory_limit": 2**30}``
             (see :mod:`autograder.limits`; the defaults are in ``nbgrader_config.py``).
+        gradebook_url: a shared nbgrader gradebook (a SQLAlchemy URL such as ``postgresql://user@host/db``)
+            that every worker writes to directly, instead of per-worker SQLite gradebooks merged at the end;
+            several machines (``--shard``) can grade into it at once.
         progress: called with the number of submissions to grade; returns a bar with ``update(1)`` and
             ``close()``, e.g. ``lambda n: tqdm(total=n)``.
 
@@ -455,12 +473,12 @@ def grade(
 
     limits = {**_sandbox_paths(course_root, out, submissions), **(limits or {})}
     template = out / "course" / "template"
-    if todo and not (template / "gradebook.db").exists():
-        error = Workspace.create(course_root, template).prepare(names)
+    if todo and (gradebook_url or not (template / "gradebook.db").exists()):
+        error = Workspace.create(course_root, template, limits, gradebook_url).prepare(names)
         if error:
             (template / "build-error.txt").write_text(error, encoding="utf-8")
     if jobs == 1:
-        grader = _Grader(course_root, out, 0, names, feedback, limits) if todo else None
+        grader = _Grader(course_root, out, 0, names, feedback, limits, gradebook_url) if todo else None
         for index, submission in todo:
             finished(index, grader.grade(submission), 0)
     else:
@@ -469,7 +487,7 @@ def grade(
         for slot in range(jobs):
             slots.put(slot)
         with ProcessPoolExecutor(
-            jobs, context, _start_worker, (slots, course_root, out, names, feedback, limits or {})
+            jobs, context, _start_worker, (slots, course_root, out, names, feedback, limits, gradebook_url)
         ) as pool:
             futures = {pool.submit(_grade_in_worker, submission): index for index, submission in todo}
             for future in as_completed(futures):
@@ -483,7 +501,8 @@ def grade(
     if bar is not None:
         bar.close()
     ordered = [results[i] for i in range(len(submissions))]
-    merge_gradebooks(course_root, out, journal, moved, names)
+    if not gradebook_url:
+        merge_gradebooks(course_root, out, journal, moved, names)
     write_grades(ordered, out)
     return ordered
 
