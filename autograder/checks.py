@@ -465,7 +465,8 @@ def check_encode(fn: Callable[..., Any], part: str = "basic", time_limit: float 
     _check("encode", fn, cases, bpe_ref.encode, _sequence(), time_limit)
 
 
-COUNTEREXAMPLE_WORDS = ("abc", "low", "aaa", "hug", "banana", "tokenizer", "xy z", "ééé")
+# "abab": the first merge gives ab ab, so a table built from the third character, [("ab", "a"), ("a", "b")], agrees
+COUNTEREXAMPLE_WORDS = ("abc", "low", "aaa", "abab", "hug", "banana", "tokenizer", "xy z", "ééé")
 
 
 def check_counterexample(fn: Callable[..., Any], time_limit: float = DEFAULT_TIME_LIMIT) -> None:
@@ -476,7 +477,10 @@ def check_counterexample(fn: Callable[..., Any], time_limit: float = DEFAULT_TIM
     characters, without the marker).
 
     Example:
-        >>> check_counterexample(lambda w: [(w[0] + w[1], w[2]), (w[0], w[1])])
+        >>> def counterexample(w):  # the first merge, then a merge of its result listed ahead of it
+        ...     symbols = bpe_ref.replay(list(w), [(w[0], w[1])])
+        ...     return [(symbols[0], symbols[1]), (w[0], w[1])]
+        >>> check_counterexample(counterexample)
     """
     __tracebackhide__ = True
 

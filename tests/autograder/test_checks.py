@@ -247,7 +247,13 @@ def test_apply_by_replay_fails_the_rank_part():
 
 
 def test_counterexample_check_accepts_a_real_one_and_rejects_a_table_that_agrees():
-    checks.check_counterexample(lambda w: [(w[0] + w[1], w[2]), (w[0], w[1])])
+    def counterexample(word):
+        # Merge the first two characters everywhere; then list the merge of the first two resulting symbols
+        # ahead of it. Replay tries that merge first, before its left symbol exists; rank does it last.
+        symbols = bpe_ref.replay(list(word), [(word[0], word[1])])
+        return [(symbols[0], symbols[1]), (word[0], word[1])]
+
+    checks.check_counterexample(counterexample)
     with pytest.raises(CheckFailed, match="on which both give"):
         checks.check_counterexample(lambda w: [(w[0], w[1])])
 

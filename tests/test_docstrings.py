@@ -1,0 +1,15 @@
+"""The worked examples in the public docstrings are true (doctest)."""
+
+import doctest
+import importlib
+
+import pytest
+
+MODULES = ["bpe_ref.core", "bpe_ref.steps", "autograder.checks", "autograder.limits", "autograder.doctor"]
+
+
+@pytest.mark.parametrize("name", MODULES)
+def test_docstring_examples(name):
+    result = doctest.testmod(importlib.import_module(name), optionflags=doctest.ELLIPSIS)
+    assert result.attempted > 0, f"{name} has no examples"
+    assert result.failed == 0
