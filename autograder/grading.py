@@ -60,6 +60,7 @@ class Result:
     feedback: Path | None = None
     possible: float = 0.0
     problems: list[str] = field(default_factory=list)
+    solution_errors: list[str] = field(default_factory=list)
 
     @property
     def score(self) -> float:
@@ -217,6 +218,21 @@ def read_results(workspace: Workspace, submission: Submission) -> list[CellResul
     return cells
 
 
+def solution_errors(workspace: Workspace, submission: Submission) -> list[str]:
+    """``"<cell>: <error>"`` for each solution cell that raised while graded (a SyntaxError, a NameError...)."""
+    autograded = workspace.autograded_path(submission.student, submission.assignment)
+    if not autograded.exists():
+        return []
+    found = []
+    for cell in nbformat.read(autograded, 4).cells:
+        meta = cell.metadata.get("nbgrader", {})
+        if meta.get("solution") and not meta.get("grade") and cell.cell_type == "code":
+            message = _error_message(cell)
+            if message and not message.startswith("NotImplementedError"):
+                found.append(f"{meta.get('grade_id', '?')}: {message.splitlines()[0][:200]}")
+    return found
+
+
 def _stage(workspace: Workspace, submission: Submission, result: Result) -> str:
     """Examine a submission (:mod:`autograder.doctor`), repair it into the workspace's ``submitted/``.
 
@@ -355,6 +371,7 @@ class _Grader:
             return
         try:
             result.cells = read_results(workspace, submission)
+            result.solution_errors = solution_errors(workspace, submission)
         except Exception as exc:  # the gradebook has no record: report, never crash the batch
             result.error = f"no grades recorded ({type(exc).__name__}: {exc})"
             return
