@@ -5,7 +5,7 @@ O(size of the vocab) per merge. Real trainers (Sennrich et al. 2016, ``subword-n
 structures between rounds instead, and this module does the same:
 
 * ``counts``: the weighted count of every adjacent pair;
-* ``where``: an index pair -> the set of words that hold it, so that a merge visits only the words it changes;
+* ``where``: an index pair -> the words that hold it, so that a merge visits only the words it changes;
 * a priority queue (``heapq``) of ``(key, pair)`` entries with *lazy deletion*: when a count changes a new entry is
   pushed and the old one is left behind; an entry popped from the top is used only if it still agrees with
   ``counts`` (and, for ``"first"``, with the pair's first position), else it is dropped.
@@ -16,7 +16,7 @@ and ``(y, b)`` lose the word's count and ``(a, xy)`` and ``(xy, b)`` gain it. Ev
 Tie-breaks are those of ``COURSE_SPEC.md``, and the result equals :func:`bpe_ref.core.train_vocab` for each:
 
 * ``"largest"`` / ``"smallest"``: the heap key is ``(-count, pair)``, with the pair's order reversed for
-  ``"largest"`` (each symbol is mapped to a string whose order is the reverse of the symbol's, see :func:`_reverse`).
+  ``"largest"`` (each symbol is mapped to a key whose order is the reverse of the symbol's, see :func:`_reverse`).
 * ``"first"``: the plain loop picks, among the tied pairs, the one met first when the current vocab is scanned in dict
   order, each word left to right. The heap key is ``(-count, word index, character offset)`` of the pair's first
   occurrence. Two facts make this cheap. Words that become equal after a merge collapse into the earlier word's slot
@@ -38,7 +38,7 @@ from collections import defaultdict
 from collections.abc import Mapping
 
 from . import _validate as check
-from .core import END_OF_WORD
+from .core import END_OF_WORD, _rounds
 
 Pair = tuple[str, str]
 
@@ -137,7 +137,7 @@ def train_fast(
 
     Example (Sennrich et al. 2016; with ``marker="attached"`` and ``tie_break="largest"`` these are subword-nmt's):
         >>> train_fast({"low": 5, "lower": 2, "newest": 6, "widest": 3}, 3, marker="attached")
-        [('e', 's'), ('es', 't</w>'), ('l', 'o')]
+        [('s', 't</w>'), ('e', 'st</w>'), ('l', 'o')]
         >>> train_fast({"aaaa": 1}, 5, tie_break="first", marker="none")
         [('a', 'a'), ('aa', 'aa')]
     """
@@ -182,6 +182,37 @@ def train_vocab_fast(
     return _train(list(vocab), list(vocab.values()), num_merges, tie_break, min_frequency)
 
 
+def train_plain(
+    word_freqs: Mapping[str, int],
+    num_merges: int,
+    tie_break: str = "largest",
+    *,
+    marker: str = "separate",
+    min_frequency: int = 1,
+) -> list[Pair]:
+    """The readable reference for :func:`train_fast`: the plain loop of :func:`bpe_ref.train_vocab`, same arguments.
+
+    Every round recounts all pairs (O(size of the vocab) per merge), so this is for checking and teaching, not for
+    big corpora. It stops at the first round whose best pair occurs fewer than ``min_frequency`` times.
+
+    Example:
+        >>> train_plain({"low": 5, "lower": 2, "newest": 6, "widest": 3}, 3, marker="attached")
+        [('s', 't</w>'), ('e', 'st</w>'), ('l', 'o')]
+    """
+    check.word_counts("word_freqs", word_freqs)
+    check.num_merges("num_merges", num_merges)
+    check.tie_break(tie_break)
+    check_marker(marker)
+    check_min_frequency(min_frequency)
+    vocab = {_symbols(word, marker): freq for word, freq in word_freqs.items()}
+    merges = []
+    for step in _rounds(vocab, num_merges, tie_break):
+        if step.count < min_frequency:
+            break
+        merges.append(step.pair)
+    return merges
+
+
 # ---------------------------------------------------------------------------------------------------------------
 # the trainers
 # ---------------------------------------------------------------------------------------------------------------
@@ -197,19 +228,16 @@ def _train(
     return _train_ordered(words, freqs, num_merges, tie_break == "largest", min_frequency)
 
 
-_TOP = chr(0x10FFFF)
+def _reverse(symbol: str) -> tuple[int, ...]:
+    """A key whose order is the reverse of ``symbol``'s order among strs.
 
-
-def _reverse(symbol: str) -> str:
-    """A string whose order among such strings is the reverse of ``symbol``'s among strs.
-
-    Each code point c becomes 0x10FFFE - c (reversing the order of characters) and a terminator larger than every
-    mapped character is appended, so that a prefix now sorts *after* its extensions.
+    Each code point c becomes -c (reversing the order of characters), and a 1, larger than every -c, is appended so
+    that a prefix sorts *after* its extensions, as a larger str would.
 
     >>> sorted(["a", "ab", "b", "</w>"], key=_reverse)
     ['b', 'ab', 'a', '</w>']
     """
-    return "".join([chr(0x10FFFE - ord(c)) for c in symbol]) + _TOP
+    return (*[-ord(c) for c in symbol], 1)
 
 
 def _train_ordered(
@@ -217,58 +245,100 @@ def _train_ordered(
 ) -> list[Pair]:
     """Tie-break ``"largest"`` or ``"smallest"``: the heap key depends on the count and the pair only.
 
-    The pair -> words index is lazy here: a word is added when it gains a pair and never removed, and a merge skips
-    the words that no longer hold its pair.
+    For speed, symbols are ints (``names[i]`` is the str) and a pair ``(a, b)`` is the int ``a << shift | b``. The
+    pair -> words index is lazy: a word is appended when it gains a pair and never removed, so a merge may visit a
+    word that no longer holds its pair (or visit a word twice); such a visit finds nothing to merge and changes
+    nothing.
     """
-    words = [list(w) for w in words_in]
-    counts: defaultdict[Pair, int] = defaultdict(int)
-    where: defaultdict[Pair, set[int]] = defaultdict(set)
+    ids: dict[str, int] = {}
+    names: list[str] = []
+    words: list[list[int]] = []
+    for symbols in words_in:
+        word = []
+        for symbol in symbols:
+            number = ids.get(symbol)
+            if number is None:
+                number = ids[symbol] = len(names)
+                names.append(symbol)
+            word.append(number)
+        words.append(word)
+    # room for every symbol that can exist: the initial ones plus one per merge
+    shift = (len(names) + min(num_merges, sum(map(len, words)))).bit_length()
+    mask = (1 << shift) - 1
+
+    counts: defaultdict[int, int] = defaultdict(int)
+    where: defaultdict[int, list[int]] = defaultdict(list)
     for index, word in enumerate(words):
         freq = freqs[index]
-        for pair in zip(word, word[1:]):
-            counts[pair] += freq
-            where[pair].add(index)
+        for a, b in zip(word, word[1:]):
+            key = a << shift | b
+            counts[key] += freq
+            where[key].append(index)
 
-    if largest:
-        rev: dict[str, str] = {}
-        for word in words:
-            for symbol in word:
-                if symbol not in rev:
-                    rev[symbol] = _reverse(symbol)
-        heap = [(-c, rev[p[0]], rev[p[1]], p) for p, c in counts.items()]
-    else:
-        heap = [(-c, p) for p, c in counts.items()]
+    # heap entries are (-count, order key of the left symbol, of the right symbol, pair); the pair never decides
+    order = [_reverse(name) for name in names] if largest else names
+    # a pair below min_frequency never gets an entry (it could not be chosen); it gets one if its count ever rises
+    heap = [(-c, order[key >> shift], order[key & mask], key) for key, c in counts.items() if c >= min_frequency]
     heapq.heapify(heap)
     heappop, heappush = heapq.heappop, heapq.heappush
 
     merges: list[Pair] = []
     while len(merges) < num_merges:
-        # the best pair: drop entries whose count is out of date (lazy deletion)
-        while heap:
+        while heap:  # lazy deletion: skip entries whose count is out of date
             entry = heappop(heap)
-            pair = entry[-1]
-            if counts.get(pair) == -entry[0]:
+            key = entry[3]
+            if counts.get(key) == -entry[0]:
                 break
         else:
             break
         if -entry[0] < min_frequency:
             break
-        merges.append(pair)
-        x, y = pair
-        xy = x + y
-        if largest and xy not in rev:
-            rev[xy] = _reverse(xy)
+        x, y = key >> shift, key & mask
+        merges.append((names[x], names[y]))
+        name = names[x] + names[y]
+        xy = ids.get(name)  # the joined symbol may exist already (an initial symbol, or made by another split)
+        if xy is None:
+            xy = ids[name] = len(names)
+            names.append(name)
+            if largest:
+                order.append(_reverse(name))
+        xy_left = xy << shift
+        same = x == y
 
-        delta: defaultdict[Pair, int] = defaultdict(int)
-        for index in where.pop(pair):
+        delta: defaultdict[int, int] = defaultdict(int)
+        for index in where.pop(key):
             word = words[index]
+            remaining = word.count(x)  # occurrences of x still to look at (no exception-driven loop)
+            if remaining == 1:  # the common case, straight through: a x y b -> a xy b
+                i = word.index(x)
+                after = i + 2
+                size = len(word)
+                if after > size or word[i + 1] != y:
+                    continue
+                freq = freqs[index]
+                if i:
+                    a = word[i - 1]
+                    delta[a << shift | x] -= freq
+                    left = a << shift | xy
+                    delta[left] += freq
+                    where[left].append(index)
+                if after < size:
+                    b = word[after]
+                    delta[y << shift | b] -= freq
+                    right = xy_left | b
+                    delta[right] += freq
+                    where[right].append(index)
+                word[i:after] = (xy,)
+                continue
+            if not remaining:
+                continue
             last = len(word) - 1
             i = start = 0
-            new: list[str] | None = None
-            while True:
-                try:
-                    i = word.index(x, i, last)  # x at i with a symbol after it
-                except ValueError:
+            new: list[int] | None = None
+            while remaining:
+                i = word.index(x, i)
+                remaining -= 1
+                if i == last:
                     break
                 if word[i + 1] != y:
                     i += 1
@@ -278,36 +348,36 @@ def _train_ordered(
                     freq = freqs[index]
                 else:
                     new += word[start:i]
-                if new:  # a x y -> a xy (a may itself be an xy just made)
-                    delta[word[i - 1], x] -= freq
-                    left = (new[-1], xy)
+                if new:  # a x y -> a xy; a may be an xy made just before
+                    delta[word[i - 1] << shift | x] -= freq
+                    left = new[-1] << shift | xy
                     delta[left] += freq
-                    where[left].add(index)
+                    where[left].append(index)
                 after = i + 2
-                if after <= last:  # x y b -> xy b, unless b starts the next occurrence (handled there)
+                if same:  # y was an x too
+                    remaining -= 1
+                if after <= last:  # x y b -> xy b, unless b x... starts the next occurrence (handled there)
                     b = word[after]
                     if b != x or after == last or word[after + 1] != y:
-                        delta[y, b] -= freq
-                        right = (xy, b)
+                        delta[y << shift | b] -= freq
+                        right = xy_left | b
                         delta[right] += freq
-                        where[right].add(index)
+                        where[right].append(index)
                 new.append(xy)
                 i = start = after
             if new is not None:
                 new += word[start:]
                 words[index] = new
 
-        del counts[pair]
-        delta.pop(pair, None)
+        del counts[key]  # every occurrence is merged: the pair is gone
+        delta.pop(key, None)
         for other, change in delta.items():
             if change:
                 count = counts[other] + change
                 if count:
                     counts[other] = count
-                    if largest:
-                        heappush(heap, (-count, rev[other[0]], rev[other[1]], other))
-                    else:
-                        heappush(heap, (-count, other))
+                    if count >= min_frequency:
+                        heappush(heap, (-count, order[other >> shift], order[other & mask], other))
                 else:
                     del counts[other]
     return merges
