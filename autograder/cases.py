@@ -61,6 +61,10 @@ def merge_cases(part: str) -> list[Case]:
             ([4, 5, 6], (5, 6), 10),
             ([4, 5, 6], (6, 5), 10),
             ([12, 1, 2, 21], (1, 2), 12),
+            # multi-digit ids whose digits straddle a pair: a str.replace on " ".join(ids) merges "21 2" into "29"
+            ([21, 2], (1, 2), 9),
+            ([1, 23], (1, 2), 9),
+            ([12, 1, 2, 21], (2, 1), 5),
         ]
         for ids in _id_lists(rng, 300, 9, 4):
             if len(ids) < 2:

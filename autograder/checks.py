@@ -127,7 +127,8 @@ def check_get_pair_counts(fn: Callable[..., Any], part: str = "basic", time_limi
 def check_merge(fn: Callable[..., Any], part: str = "basic", time_limit: float = DEFAULT_TIME_LIMIT) -> None:
     """Check ``merge(ids, pair, new_id)`` against :func:`bpe_ref.merge`.
 
-    Parts: ``"basic"``, pairs of two different ids (no overlaps); ``"overlaps"``, runs such as
+    Parts: ``"basic"``, pairs of two different ids (no overlaps), multi-digit ids among them (``[21, 2]``
+    holds no pair ``(1, 2)``, which a ``str.replace`` on the joined ids gets wrong); ``"overlaps"``, runs such as
     ``[5, 5, 5]``, lists of length 0 and 1 and a ``new_id`` equal to an id of the list. Every part fails a
     function that changes ``ids`` or returns it instead of a new list.
 

@@ -126,6 +126,8 @@ class Workspace:
             AssignLatePenalties,
             CheckCellMetadata,
         ]
+        # Feedback HTML shows what student code printed: no script or active HTML from it reaches a browser.
+        config.HTMLExporter.sanitize_html = True
         for key, value in self.overrides.items():  # e.g. {"LimitedKernelManager.memory_limit": 2**30}
             section, name = key.split(".")
             setattr(config[section], name, value)

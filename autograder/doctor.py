@@ -17,14 +17,18 @@ from __future__ import annotations
 
 import ast
 import copy
+import functools
 import json
 import re
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
 import nbformat
 
 GRADER_MODULES = ("bpe_ref", "autograder")
+MAX_BYTES = 20 * 1024**2
+"""A submission larger than this (20 MiB) is not read: the course's notebooks are a few hundred KB."""
 
 
 @dataclass(frozen=True)
@@ -73,6 +77,21 @@ def examine(path: Path, source_path: Path, expected_name: str | None = None):
         >>> nb, problems = examine(Path("alice.ipynb"), Path("solutions/01/01.ipynb"))  # doctest: +SKIP
     """
     problems: list[Problem] = []
+    try:
+        info = path.lstat()
+    except OSError as exc:
+        return None, [Problem("fatal", f"{path.name} cannot be read: {exc.strerror or exc}")]
+    if path.is_symlink() or not stat.S_ISREG(info.st_mode):
+        return None, [Problem("fatal", f"{path.name} is not a regular file (a symbolic link, a pipe...): not graded")]
+    if info.st_size > MAX_BYTES:
+        return None, [Problem("fatal", f"{path.name} is {info.st_size:,} bytes, over the {MAX_BYTES:,}-byte limit")]
+    try:
+        return _examine(path, source_path, expected_name, problems)
+    except Exception as exc:  # a malformed notebook nbformat accepted but our repairs choke on
+        return None, [*problems, Problem("fatal", f"{path.name} has a malformed cell ({type(exc).__name__}: {exc})")]
+
+
+def _examine(path: Path, source_path: Path, expected_name: str | None, problems: list[Problem]):
     if expected_name and path.name != expected_name:
         problems.append(Problem("repaired", f"the notebook was named {path.name!r}: graded as {expected_name!r}"))
     try:
@@ -173,18 +192,23 @@ def scan_integrity(nb) -> list[Problem]:
         if cell.cell_type != "code" or (meta.get("grade") and not meta.get("solution")) or meta.get("locked"):
             continue  # test cells and locked cells are replaced from the source before grading
         name = f"cell {meta['grade_id']!r}" if meta.get("grade_id") else f"cell {number}"
-        source = "\n".join(
-            line for line in cell.source.splitlines() if not line.lstrip().startswith(("%", "!"))
-        )  # IPython magics are not Python
         try:
-            tree = ast.parse(source)
-        except SyntaxError:
+            tree = ast.parse(_transformer().transform_cell(cell.source))  # IPython syntax (magics) made Python
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            found.append(Problem("integrity", f"{name}: cannot be read as Python, so it was not checked"))
             continue
         for node in ast.walk(tree):
             line = getattr(node, "lineno", 0)
             for text in _flags(node):
                 found.append(Problem("integrity", f"{name}, line {line}: {text}"))
     return found
+
+
+@functools.cache
+def _transformer():
+    from IPython.core.inputtransformer2 import TransformerManager
+
+    return TransformerManager()
 
 
 def _flags(node: ast.AST) -> list[str]:

@@ -79,7 +79,7 @@ class Result:
 # finding submissions
 # ---------------------------------------------------------------------------------------------------------------
 
-_SAFE_ID = re.compile(r"[^A-Za-z0-9_.@+-]+")
+_SAFE_ID = re.compile(r"[^\w.@+-]+")
 
 
 def student_id(name: str) -> str:
@@ -94,9 +94,11 @@ def detect_assignment(path: Path, known: list[str], course_root: Path) -> str | 
         if name in path.name or name in path.parent.name:
             return name
     try:
+        if not path.is_file() or path.is_symlink() or path.stat().st_size > doctor.MAX_BYTES:
+            return None
         nb = json.loads(path.read_text(encoding="utf-8", errors="replace"))
-        ids = {c.get("metadata", {}).get("nbgrader", {}).get("grade_id") for c in nb.get("cells", [])}
-    except (ValueError, AttributeError):
+        ids = {str(c.get("metadata", {}).get("nbgrader", {}).get("grade_id")) for c in nb.get("cells", [])}
+    except Exception:  # anything a student's file can make json or a dict raise
         return None
     best, overlap = None, 0
     for name in known:
@@ -139,7 +141,21 @@ def find_submissions(folder: Path, course_root: Path, assignment: str | None = N
         found.append(Submission(student_id(stem), name or "unknown", path))
     if not found:
         raise CourseError(f"no notebooks under {folder} (expected <student>/<assignment>/*.ipynb or *.ipynb)")
-    return sorted(found, key=lambda s: (s.student, s.assignment))
+    return _distinct(sorted(found, key=lambda s: (s.student, s.assignment, str(s.path))))
+
+
+def _distinct(found: list[Submission]) -> list[Submission]:
+    """Give two submissions whose names map to the same student id and assignment distinct ids (a hash suffix)."""
+    seen: dict[tuple[str, str], int] = {}
+    for s in found:
+        seen[(s.student, s.assignment)] = seen.get((s.student, s.assignment), 0) + 1
+    out = []
+    for s in found:
+        if seen[(s.student, s.assignment)] > 1:
+            suffix = hashlib.sha256(str(s.path).encode()).hexdigest()[:6]
+            s = Submission(f"{s.student}-{suffix}", s.assignment, s.path)
+        out.append(s)
+    return out
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -260,6 +276,9 @@ def _digest(path: Path) -> str:
         return ""
 
 
+INFRASTRUCTURE_ERRORS = ("grading worker died", "grading failed", "no grades recorded", "the source notebooks failed")
+
+
 class Journal:
     """``out/journal.jsonl``: one line per graded submission (its file's hash, the slot, the result).
 
@@ -282,6 +301,8 @@ class Journal:
         entry = self.entries.get((submission.student, submission.assignment))
         if entry is None or entry.get("sha256") != _digest(submission.path):
             return None
+        if entry.get("error", "").startswith(INFRASTRUCTURE_ERRORS):
+            return None  # the grader failed, not the submission: try again
         result = Result(submission, error=entry.get("error", ""), possible=entry.get("possible", 0.0))
         result.problems = list(entry.get("problems", []))
         result.cells = [CellResult(**cell) for cell in entry.get("cells", [])]
@@ -573,18 +594,23 @@ def _summarise(log: str) -> str:
     return (text or "nbgrader autograde failed")[:500]
 
 
+def _cell(value: str) -> str:
+    """A CSV field a spreadsheet shows as text: a leading ``= + - @`` (a formula) gets a quote mark."""
+    return "'" + value if value[:1] in ("=", "+", "-", "@", "\t", "\r") else value
+
+
 def write_grades(results: list[Result], out: Path) -> None:
-    """Write ``grades.csv`` and ``exercise_grades.csv`` into ``out``."""
+    """Write ``grades.csv`` and ``exercise_grades.csv`` into ``out`` (text fields safe from spreadsheet formulas)."""
     with open(out / "grades.csv", "w", newline="", encoding="utf-8") as handle:
         writer = csv.writer(handle)
         writer.writerow(["student_id", "assignment", "score", "max_score", "status", "error", "problems"])
         for r in results:
             row = [r.submission.student, r.submission.assignment, f"{r.score:g}", f"{r.max_score:g}", r.status]
-            writer.writerow(row + [r.error, " | ".join(r.problems)])
+            writer.writerow(row + [_cell(r.error), _cell(" | ".join(r.problems))])
     with open(out / "exercise_grades.csv", "w", newline="", encoding="utf-8") as handle:
         writer = csv.writer(handle)
         writer.writerow(["student_id", "assignment", "exercise", "test_cell", "points", "max_points", "message"])
         for r in results:
             for c in r.cells:
                 row = [r.submission.student, r.submission.assignment, c.exercise, c.grade_id]
-                writer.writerow(row + [f"{c.points:g}", f"{c.max_points:g}", c.message])
+                writer.writerow(row + [f"{c.points:g}", f"{c.max_points:g}", _cell(c.message)])

@@ -34,6 +34,10 @@ from traitlets import Integer, List, Unicode
 
 GIB = 1024**3
 
+KEPT_ENVIRONMENT = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "PYTHONPATH", "PYTHONIOENCODING", "NBGRADER_EXECUTION",
+                    "NBGRADER_VALIDATING", "JPY_SESSION_NAME")  # fmt: skip
+"""What a sandboxed kernel keeps of the grader's environment (no secrets, no JPY_PARENT_PID: PID 1 is bwrap)."""
+
 
 def parse_size(text: str) -> int:
     """``"2G"``, ``"512M"``, ``"1048576"`` -> bytes.
@@ -120,9 +124,18 @@ class LimitedKernelManager(AsyncKernelManager):
         return command, kw
 
     def sandbox_prefix(self, workdir: str) -> list[str]:
-        """The ``bwrap`` argv that runs a kernel with ``workdir`` as its only writable folder."""
+        """The ``bwrap`` argv that runs a kernel with ``workdir`` as its only writable folder.
+
+        The kernel runs as ``nobody`` in user, PID, network and IPC namespaces of its own with no capabilities,
+        so it can neither see nor signal the grader's processes, nor reach its network; its environment is
+        cleared but for the variables of :data:`KEPT_ENVIRONMENT`; ``/tmp`` and ``/dev/shm`` are small tmpfs.
+        """
         workdir = os.path.realpath(workdir)
-        argv = [self._bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
+        small = str(256 * 1024**2)
+        argv = [self._bwrap, "--unshare-user", "--uid", "65534", "--gid", "65534", "--cap-drop", "ALL"]
+        argv += ["--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--die-with-parent"]
+        argv += ["--new-session", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
+        argv += ["--size", small, "--tmpfs", "/tmp", "--size", small, "--tmpfs", "/dev/shm"]
         for path in sorted({os.path.realpath(p) for p in self.hidden_paths}):
             if os.path.isdir(path):
                 argv += ["--tmpfs", path]  # a workdir inside it is bound back below
@@ -132,9 +145,13 @@ class LimitedKernelManager(AsyncKernelManager):
         argv += ["--ro-bind", self.connection_file, self.connection_file]
         scratch_home = os.path.join(self._socket_dir, "home")
         os.makedirs(scratch_home, exist_ok=True)
+        argv += ["--clearenv"]
+        for name in KEPT_ENVIRONMENT:
+            if name in os.environ:
+                argv += ["--setenv", name, os.environ[name]]
         argv += ["--setenv", "HOME", scratch_home, "--setenv", "IPYTHONDIR", os.path.join(scratch_home, ".ipython")]
         argv += ["--setenv", "MPLCONFIGDIR", os.path.join(scratch_home, ".matplotlib"), "--setenv", "TMPDIR", "/tmp"]
-        argv += ["--unshare-net", "--unshare-ipc", "--die-with-parent", "--new-session", "--chdir", workdir]
+        argv += ["--chdir", workdir]
         return argv
 
     async def _async_interrupt_kernel(self) -> None:
@@ -167,6 +184,22 @@ class LimitedExecute(Execute):
         self._output_bytes: dict[int, int] = {}
 
     max_kernel_restarts = Integer(3, help="kernel deaths survived per notebook").tag(config=True)
+
+    async def async_start_new_kernel(self, **kwargs: Any) -> None:
+        # The kernel works in an empty folder of its own, not in the folder nbgrader writes the graded notebook
+        # to: a symbolic link planted there cannot redirect nbgrader's writes, and nothing it leaves is copied.
+        self._scratch = tempfile.mkdtemp(prefix="bpe-run-")
+        kwargs["cwd"] = self._scratch
+        await super().async_start_new_kernel(**kwargs)
+
+    start_new_kernel = run_sync(async_start_new_kernel)
+
+    def preprocess(self, nb: NotebookNode, resources: Any, km: Any = None):
+        try:
+            return super().preprocess(nb, resources, km)
+        finally:
+            if getattr(self, "_scratch", None):
+                shutil.rmtree(self._scratch, ignore_errors=True)
 
     async def async_execute_cell(
         self, cell: NotebookNode, cell_index: int, execution_count: int | None = None, store_history: bool = True
@@ -208,6 +241,11 @@ class LimitedExecute(Execute):
                     return  # an earlier cell kills it again: the rest will fail on their own
 
     def output(self, outs: list[NotebookNode], msg: dict, display_id: str | None, cell_index: int):
+        cell = self.nb.cells[cell_index] if 0 <= cell_index < len(self.nb.cells) else {}
+        if msg.get("msg_type") == "execute_result" and cell.get("metadata", {}).get("nbgrader", {}).get("grade"):
+            # nbgrader reads a test cell's execute_result as its score (partial credit): the course's hidden
+            # tests never make one, so one there came from student code (sys.displayhook...). Drop it.
+            return None
         if not self.max_output_bytes or msg.get("msg_type") == "error":
             return super().output(outs, msg, display_id, cell_index)
         size = len(json.dumps(msg.get("content", {}), default=str))

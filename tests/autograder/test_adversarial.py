@@ -23,7 +23,7 @@ def batch(tmp_path_factory, course_root):
     out = tmp_path_factory.mktemp("graded")
     submissions = grading.find_submissions(folder, course_root)
     limits = {
-        "Execute.timeout": 30,
+        "Execute.timeout": 45,
         "LimitedKernelManager.memory_limit": 1024**3,
         "LimitedExecute.max_output_bytes": 200_000,
     }
