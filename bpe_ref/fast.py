@@ -8,7 +8,10 @@ structures between rounds instead, and this module does the same:
 * ``where``: an index pair -> the words that hold it, so that a merge visits only the words it changes;
 * a priority queue (``heapq``) of ``(key, pair)`` entries with *lazy deletion*: when a count changes a new entry is
   pushed and the old one is left behind; an entry popped from the top is used only if it still agrees with
-  ``counts`` (and, for ``"first"``, with the pair's first position), else it is dropped.
+  ``counts`` (and, for ``"first"``, with the pair's first position), else it is dropped. For ``"largest"`` and
+  ``"smallest"`` a count that goes *down* pushes nothing: the pair's older, higher entry stays queued and, when it
+  reaches the top, is replaced by one with the pair's current count. Every pair thus always has an entry at least
+  as high as its count, which is all that popping the right pair needs.
 
 A merge of ``(x, y)`` only changes the pairs around each occurrence of ``x y``: for ``a x y b`` the pairs ``(a, x)``
 and ``(y, b)`` lose the word's count and ``(a, xy)`` and ``(xy, b)`` gain it. Everything else stays.
@@ -287,8 +290,11 @@ def _train_ordered(
         while heap:  # lazy deletion: skip entries whose count is out of date
             entry = heappop(heap)
             key = entry[3]
-            if counts.get(key) == -entry[0]:
+            count = counts.get(key)
+            if count == -entry[0]:
                 break
+            if count is not None and min_frequency <= count < -entry[0]:  # decreased since: queue its count now
+                heappush(heap, (-count, entry[1], entry[2], key))
         else:
             break
         if -entry[0] < min_frequency:
@@ -376,7 +382,7 @@ def _train_ordered(
                 count = counts[other] + change
                 if count:
                     counts[other] = count
-                    if count >= min_frequency:
+                    if change > 0 and count >= min_frequency:  # a decrease is queued when its entry comes up
                         heappush(heap, (-count, order[other >> shift], order[other & mask], other))
                 else:
                     del counts[other]

@@ -1,0 +1,1 @@
+"""Mutation testing of the hidden checks through the real notebooks: see :mod:`tests.mutants.harness`."""

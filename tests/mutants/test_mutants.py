@@ -1,0 +1,91 @@
+"""Mutation testing of the hidden checks: every mutant loses points on its own function, every correct style keeps all.
+
+The fast tests judge each mutant notebook in process (the source notebook's test cells executed on the answers,
+as the grading kernel does); the slow test grades all of them through nbgrader and prints the table. The rules
+and the layout are described in :mod:`tests.mutants.harness`.
+"""
+
+import pytest
+
+from . import harness
+
+SUBMISSIONS = harness.submissions()
+MUTANT_NOTEBOOKS = [s for s in SUBMISSIONS if s.kind == "mutant"]
+OTHER_NOTEBOOKS = [s for s in SUBMISSIONS if s.kind != "mutant"]
+ASSIGNMENTS = [module.ASSIGNMENT for module in harness.MODULES]
+
+
+def test_every_graded_function_has_mutants_and_correct_alternatives():
+    mutants, correct = harness.variants("mutant"), harness.variants("correct")
+    assert len(mutants) >= 35
+    for assignment in ASSIGNMENTS:
+        for function in harness.functions(assignment):
+            assert sum(v.function == function for v in mutants) >= 3, function
+            assert sum(v.function == function for v in correct) >= 2, function
+    for module in harness.MODULES:  # no variant for a function the notebook does not grade
+        names = set(harness.functions(module.ASSIGNMENT))
+        assert set(module.MUTANTS) <= names and set(module.CORRECT) <= names and set(module.FILLERS) <= names
+
+
+def test_every_variant_is_in_a_notebook_and_each_notebook_holds_at_most_one_mutant():
+    placed = [v for s in SUBMISSIONS for v in s.variants]
+    assert set(placed) == set(harness.variants())
+    assert all(sum(v.kind == "mutant" for v in s.variants) <= 1 for s in SUBMISSIONS)
+    assert len({s.student for s in SUBMISSIONS}) == len(SUBMISSIONS)
+    for sub in MUTANT_NOTEBOOKS:  # no correct answer beside a mutant calls the mutated function
+        assert not any(harness.calls(v.code, sub.mutant.function) for v in sub.variants if v.kind == "correct")
+
+
+@pytest.mark.parametrize("sub", MUTANT_NOTEBOOKS + OTHER_NOTEBOOKS, ids=lambda s: s.student)
+def test_in_process_every_rule_holds_and_a_second_run_gives_the_same(sub):
+    first = harness.run_in_process(sub)
+    hidden = {sub.student: harness.hidden_failures(sub)} if sub.mutant else {}
+    _, problems = harness.verdicts([sub], {sub.student: first}, hidden=hidden)
+    assert problems == []
+    again = harness.run_in_process(sub, own_only=True)
+    assert harness.compare({sub.student: first}, {sub.student: again}, "two runs") == []
+    if sub.mutant:
+        second = harness.hidden_failures(sub, recompute=False)
+        assert harness.same_hidden_messages(sub.student, hidden[sub.student], second) == []
+
+
+def test_a_survivor_and_a_false_fail_are_reported():
+    """The harness itself: a mutant that is right after all survives, a correct answer that is wrong fails."""
+    module = harness.MODULES[0]
+    correct_merge = next(iter(module.CORRECT["merge"].values()))
+    wrong_counts = module.MUTANTS["get_pair_counts"]["no-overlap"]
+    survivor = harness.Variant(module.ASSIGNMENT, "merge", "not-wrong", "mutant", correct_merge)
+    false = harness.Variant(module.ASSIGNMENT, "get_pair_counts", "not-right", "correct", wrong_counts)
+    answers = {**harness.fillers(module), "merge": correct_merge, "get_pair_counts": wrong_counts}
+    sub = harness.Submission("m-merge-not-wrong", module.ASSIGNMENT, answers, [survivor, false])
+    _, problems = harness.verdicts([sub], {sub.student: harness.run_in_process(sub)})
+    assert any("survived" in p for p in problems)
+    assert any("false fail" in p and "test_get_pair_counts_overlaps" in p for p in problems)
+
+
+def test_message_rule():
+    hidden = "CheckFailed: merge([5, 5, 5], (5, 5), 7)\n  expected: [7, 5]\n  returned: [7, 7]"
+    assert harness.message_problem(hidden, "merge([5, 5, 5], (5, 5), 7)") is None
+    assert "smallest" in harness.message_problem(hidden, "merge([5, 5], (5, 5), 7)")
+    changed = (
+        "CheckFailed: merge([5, 5], (5, 5), 7)  # inputs must not change\n"
+        "  changed its argument 1: it was [5, 5], now [7]\n  build and return a new object instead"
+    )
+    assert harness.message_problem(changed, "merge([5, 5], (5, 5), 7)") is None
+    assert harness.message_problem(hidden.replace("\n  returned", "\n\n  returned"), None) is not None
+    assert harness.message_problem("AssertionError: merge([5, 5, 5], (5, 5), 7) returned [7, 7]", None) is None
+    assert harness.message_problem("AssertionError: two\nlines", None) is not None
+    assert harness.message_problem("ValueError: max() arg is an empty sequence", None) is not None
+
+
+@pytest.mark.slow
+def test_through_nbgrader_every_mutant_is_killed_and_no_correct_answer_loses_a_point(tmp_path):
+    report = harness.run(tmp_path, jobs=2)
+    print(report.text())
+    mutants = [r for r in report.rows if r.variant.kind == "mutant"]
+    correct = [r for r in report.rows if r.variant.kind == "correct"]
+    assert len(mutants) == len(harness.variants("mutant")) and len(correct) == len(harness.variants("correct"))
+    assert [r.variant.name for r in mutants if r.lost == 0] == []  # kill rate 100 %
+    assert [r.variant.name for r in correct if r.lost > 0] == []  # false-fail rate 0 %
+    assert report.regraded >= len(ASSIGNMENTS)
+    assert report.problems == [], report.text()
