@@ -82,6 +82,17 @@ def sandbox_status(mode: str) -> str:
     return "sandbox: OFF, bubblewrap is missing or cannot run here (Debian: apt-get install bubblewrap)"
 
 
+def _code_roots() -> list[str]:
+    """The folders the kernel must read to run: Python's prefixes, its import path, the course's packages."""
+    import autograder
+    import bpe_ref
+
+    roots = {sys.prefix, sys.base_prefix, sys.exec_prefix, os.path.dirname(sys.executable)}
+    roots |= {os.path.dirname(os.path.dirname(m.__file__)) for m in (autograder, bpe_ref)}
+    roots |= {p for p in sys.path if p and os.path.isdir(p)}
+    return sorted({os.path.realpath(r) for r in roots})
+
+
 class LimitedKernelManager(AsyncKernelManager):
     """A kernel manager whose kernels start under memory and CPU-time limits, optionally in a bubblewrap sandbox.
 
@@ -136,6 +147,9 @@ class LimitedKernelManager(AsyncKernelManager):
         argv += ["--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--die-with-parent"]
         argv += ["--new-session", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
         argv += ["--size", small, "--tmpfs", "/tmp", "--size", small, "--tmpfs", "/dev/shm"]
+        for keep in _code_roots():  # Python and the course's packages, should they live under /tmp
+            if keep == "/tmp" or keep.startswith("/tmp/"):
+                argv += ["--ro-bind", keep, keep]
         for path in sorted({os.path.realpath(p) for p in self.hidden_paths}):
             if os.path.isdir(path):
                 argv += ["--tmpfs", path]  # a workdir inside it is bound back below
