@@ -4,7 +4,7 @@
 Run from the repository root, after ``python scripts/get_corpus.py`` (writes ``data/kjv.txt``) and
 ``pip install subword-nmt tokenizers``::
 
-    python benchmarks/bench_train.py                    # 1,000 and 10,000 merges, 5 runs each (~12 min)
+    python benchmarks/bench_train.py                    # 1,000 and 10,000 merges, 5 runs each (10-25 min)
     python benchmarks/bench_train.py --skip-plain       # without the plain loop (~2 min)
     python benchmarks/bench_train.py --merges 10000 --repeats 5 --json out/bench.json
 
