@@ -1031,18 +1031,19 @@ class _Stepper:
     def _row_y(self, index: int, rows: int) -> float:
         return 1 - (index + 1.35) / (rows + 0.9)
 
+    @staticmethod
+    def _panel_header(ax: Axes, title: str, note: str, rows: int) -> None:
+        ax.set_axis_off()
+        ax.set_title(title, loc="left", fontsize=12)
+        ax.text(0, 1 - 0.45 / (rows + 0.9), note, transform=ax.transAxes, fontsize=9, color=_MUTED, va="center")
+
     def _draw_rank(self, ax: Axes, number: int, rows: int) -> None:
         run = self.comparison.rank
-        ax.set_axis_off()
-        ax.set_title("By rank (as apply_bpe): merge the adjacent pair with the lowest rank", loc="left", fontsize=12)
-        ax.text(
-            0,
-            1 - 0.45 / (rows + 0.9),
+        self._panel_header(
+            ax,
+            "By rank (as apply_bpe): merge the adjacent pair with the lowest rank",
             "small numbers: each adjacent pair's rank in the table (– = not in it)",
-            transform=ax.transAxes,
-            fontsize=9,
-            color=_MUTED,
-            va="center",
+            rows,
         )
         shown = min(number, self.rank_rows)
         for index in range(shown):
@@ -1097,16 +1098,11 @@ class _Stepper:
 
     def _draw_replay(self, ax: Axes, number: int, rows: int) -> None:
         run = self.comparison.replay
-        ax.set_axis_off()
-        ax.set_title("By replay (as encode): every rule in learned order", loc="left", fontsize=12)
-        ax.text(
-            0,
-            1 - 0.45 / (rows + 0.9),
+        self._panel_header(
+            ax,
+            "By replay (as encode): every rule in learned order",
             "the symbols after each rule; highlighted: what it merged",
-            transform=ax.transAxes,
-            fontsize=9,
-            color=_MUTED,
-            va="center",
+            rows,
         )
         shown = min(number, self.replay_rows)
         for index in range(shown):
