@@ -39,3 +39,12 @@ c.LimitedExecute.max_output_bytes = 1_000_000  # per cell
 # Student code runs in a bubblewrap sandbox when it is available ("auto"); "bwrap" makes it required and
 # "off" turns it off. See README, "Grading safely".
 c.LimitedKernelManager.sandbox = "auto"
+# All the cells of one notebook get this long together (a `time.sleep` loop in every cell costs it once).
+c.LimitedExecute.notebook_timeout = 600
+
+# Test cells are scored outside the kernel (autograder.judge): the student's code runs in a worker process
+# under the limits and sandbox above, and each test cell runs in the grader, calling the student's functions
+# in the worker and getting plain data back. Code in a submission cannot reach the checks or their answers.
+c.JudgeTests.call_timeout = 10  # seconds per call in a test cell's own asserts (hidden checks: 2 s)
+c.JudgeTests.cell_timeout = 120  # seconds per cell of the submission
+c.JudgeTests.notebook_timeout = 600  # seconds for all of it

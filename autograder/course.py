@@ -115,10 +115,12 @@ class Workspace:
             SaveAutoGrades,
         )
 
+        from .judge import JudgeTests
         from .limits import LimitedExecute
 
         config.Autograde.autograde_preprocessors = [
             LimitedExecute,
+            JudgeTests,
             IgnorePattern,
             ClearMetadataPreprocessor,
             LimitOutput,

@@ -22,6 +22,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from typing import Any
 
 from jupyter_client.manager import AsyncKernelManager
@@ -29,7 +30,7 @@ from jupyter_core.utils import ensure_async, run_sync
 from nbclient.exceptions import DeadKernelError
 from nbformat.notebooknode import NotebookNode
 from nbgrader.preprocessors import Execute
-from traitlets import Integer, List, Unicode
+from traitlets import Bool, Integer, List, Unicode
 
 GIB = 1024**3
 
@@ -92,6 +93,67 @@ def _code_roots() -> list[str]:
     return sorted({os.path.realpath(r) for r in roots})
 
 
+def sandbox_argv(
+    bwrap: str,
+    workdir: str,
+    hidden_paths: list[str],
+    *,
+    home: str | None = None,
+    binds: list[str] = (),  # type: ignore[assignment]
+    read_only: list[str] = (),  # type: ignore[assignment]
+) -> list[str]:
+    """The ``bwrap`` argv that runs a command with ``workdir`` as its only writable folder.
+
+    The command runs as ``nobody`` in user, PID, network, IPC and UTS namespaces of its own with no
+    capabilities, so it can neither see nor signal the grader's processes, nor reach any network. It sees the
+    file system read-only, with each of ``hidden_paths`` replaced by an empty folder (or ``/dev/null``), plus
+    ``workdir`` and ``binds`` writable and ``read_only`` readable; ``/tmp`` and ``/dev/shm`` are small tmpfs.
+    Its environment is cleared but for :data:`KEPT_ENVIRONMENT`, with ``HOME`` set to ``home`` (default
+    ``workdir``).
+
+    Args:
+        bwrap: the path of ``bwrap`` (see :func:`bubblewrap`).
+        workdir: the working folder, writable.
+        hidden_paths: files and folders the command must not see.
+
+    Returns:
+        The argv to put before the command.
+
+    Example:
+        >>> argv = sandbox_argv("/usr/bin/bwrap", "/srv/run", ["/srv/solutions"])
+        >>> argv[argv.index("--chdir") + 1], "--unshare-net" in argv
+        ('/srv/run', True)
+    """
+    workdir = os.path.realpath(workdir)
+    home = home or workdir
+    small = str(256 * 1024**2)
+    argv = [bwrap, "--unshare-user", "--uid", "65534", "--gid", "65534", "--cap-drop", "ALL"]
+    argv += ["--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--die-with-parent"]
+    argv += ["--new-session", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
+    argv += ["--size", small, "--tmpfs", "/tmp", "--size", small, "--tmpfs", "/dev/shm"]
+    for keep in _code_roots():  # Python and the course's packages, should they live under /tmp
+        if keep == "/tmp" or keep.startswith("/tmp/"):
+            argv += ["--ro-bind", keep, keep]
+    for path in sorted({os.path.realpath(p) for p in hidden_paths}):
+        if os.path.isdir(path):
+            argv += ["--tmpfs", path]  # a workdir inside it is bound back below
+        elif os.path.exists(path):
+            argv += ["--ro-bind", "/dev/null", path]
+    argv += ["--bind", workdir, workdir]
+    for path in binds:
+        argv += ["--bind", path, path]
+    for path in read_only:
+        argv += ["--ro-bind", path, path]
+    argv += ["--clearenv"]
+    for name in KEPT_ENVIRONMENT:
+        if name in os.environ:
+            argv += ["--setenv", name, os.environ[name]]
+    argv += ["--setenv", "HOME", home, "--setenv", "IPYTHONDIR", os.path.join(home, ".ipython")]
+    argv += ["--setenv", "MPLCONFIGDIR", os.path.join(home, ".matplotlib"), "--setenv", "TMPDIR", "/tmp"]
+    argv += ["--chdir", workdir]
+    return argv
+
+
 class LimitedKernelManager(AsyncKernelManager):
     """A kernel manager whose kernels start under memory and CPU-time limits, optionally in a bubblewrap sandbox.
 
@@ -133,38 +195,18 @@ class LimitedKernelManager(AsyncKernelManager):
         return command, kw
 
     def sandbox_prefix(self, workdir: str) -> list[str]:
-        """The ``bwrap`` argv that runs a kernel with ``workdir`` as its only writable folder.
-
-        The kernel runs as ``nobody`` in user, PID, network and IPC namespaces of its own with no capabilities,
-        so it can neither see nor signal the grader's processes, nor reach its network; its environment is
-        cleared but for the variables of :data:`KEPT_ENVIRONMENT`; ``/tmp`` and ``/dev/shm`` are small tmpfs.
-        """
-        workdir = os.path.realpath(workdir)
-        small = str(256 * 1024**2)
-        argv = [self._bwrap, "--unshare-user", "--uid", "65534", "--gid", "65534", "--cap-drop", "ALL"]
-        argv += ["--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--die-with-parent"]
-        argv += ["--new-session", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
-        argv += ["--size", small, "--tmpfs", "/tmp", "--size", small, "--tmpfs", "/dev/shm"]
-        for keep in _code_roots():  # Python and the course's packages, should they live under /tmp
-            if keep == "/tmp" or keep.startswith("/tmp/"):
-                argv += ["--ro-bind", keep, keep]
-        for path in sorted({os.path.realpath(p) for p in self.hidden_paths}):
-            if os.path.isdir(path):
-                argv += ["--tmpfs", path]  # a workdir inside it is bound back below
-            elif os.path.exists(path):
-                argv += ["--ro-bind", "/dev/null", path]
-        argv += ["--bind", workdir, workdir, "--bind", self._socket_dir, self._socket_dir]
-        argv += ["--ro-bind", self.connection_file, self.connection_file]
+        """The ``bwrap`` argv that runs this kernel with ``workdir`` as its only writable folder (see
+        :func:`sandbox_argv`); its ZeroMQ sockets and connection file are bound in as well."""
         scratch_home = os.path.join(self._socket_dir, "home")
         os.makedirs(scratch_home, exist_ok=True)
-        argv += ["--clearenv"]
-        for name in KEPT_ENVIRONMENT:
-            if name in os.environ:
-                argv += ["--setenv", name, os.environ[name]]
-        argv += ["--setenv", "HOME", scratch_home, "--setenv", "IPYTHONDIR", os.path.join(scratch_home, ".ipython")]
-        argv += ["--setenv", "MPLCONFIGDIR", os.path.join(scratch_home, ".matplotlib"), "--setenv", "TMPDIR", "/tmp"]
-        argv += ["--chdir", workdir]
-        return argv
+        return sandbox_argv(
+            self._bwrap,
+            workdir,
+            self.hidden_paths,
+            home=scratch_home,
+            binds=[self._socket_dir],
+            read_only=[self.connection_file],
+        )
 
     async def _async_interrupt_kernel(self) -> None:
         # In the sandbox the kernel runs in its own session, out of reach of a signal to bubblewrap: ask it to
@@ -196,6 +238,10 @@ class LimitedExecute(Execute):
         self._output_bytes: dict[int, int] = {}
 
     max_kernel_restarts = Integer(3, help="kernel deaths survived per notebook").tag(config=True)
+    notebook_timeout = Integer(600, help="seconds for all the cells of a notebook (0: no limit)").tag(config=True)
+    run_test_cells = Bool(
+        False, help="also run the test cells in the kernel (they are scored by autograder.judge.JudgeTests)"
+    ).tag(config=True)
 
     async def async_start_new_kernel(self, **kwargs: Any) -> None:
         # The kernel works in an empty folder of its own, not in the folder nbgrader writes the graded notebook
@@ -207,6 +253,7 @@ class LimitedExecute(Execute):
     start_new_kernel = run_sync(async_start_new_kernel)
 
     def preprocess(self, nb: NotebookNode, resources: Any, km: Any = None):
+        self._deadline = time.monotonic() + self.notebook_timeout if self.notebook_timeout else None
         try:
             return super().preprocess(nb, resources, km)
         finally:
@@ -220,7 +267,25 @@ class LimitedExecute(Execute):
 
         The cell gets a ``KernelDied`` error (0 points if it is a test cell); the kernel is restarted and the
         code cells above are run again, silently, so that the rest of the notebook is graded as usual.
+
+        Test cells are not run here unless ``run_test_cells`` is set: :class:`autograder.judge.JudgeTests`
+        scores them outside the kernel. Once the notebook has used up ``notebook_timeout``, the remaining
+        cells are not run and get a ``NotebookTimeout`` error.
         """
+        meta = cell.get("metadata", {}).get("nbgrader", {})
+        if cell.cell_type == "code" and meta.get("grade") and not meta.get("solution") and not self.run_test_cells:
+            cell.outputs = []
+            return cell
+        if cell.cell_type == "code" and self._time_left() == 0:
+            cell.outputs = [
+                NotebookNode(
+                    output_type="error",
+                    ename="NotebookTimeout",
+                    evalue=f"not run: the notebook used up its {self.notebook_timeout} s",
+                    traceback=[f"NotebookTimeout: the notebook used up its {self.notebook_timeout} s"],
+                )
+            ]
+            return cell
         try:
             return await super().async_execute_cell(cell, cell_index, execution_count, store_history)
         except DeadKernelError:
@@ -239,6 +304,18 @@ class LimitedExecute(Execute):
             return cell
 
     execute_cell = run_sync(async_execute_cell)
+
+    def _time_left(self) -> float | None:
+        """Seconds left of the notebook's budget (``None``: no budget)."""
+        deadline = getattr(self, "_deadline", None)
+        return None if deadline is None else max(0.0, deadline - time.monotonic())
+
+    def _get_timeout(self, cell: NotebookNode | None) -> int | None:
+        timeout = super()._get_timeout(cell)
+        left = self._time_left()
+        if left is None:
+            return timeout
+        return max(1, int(min(timeout or left, left)))
 
     async def _restart_and_replay(self, cell_index: int) -> None:
         await self.km.restart_kernel(now=True)

@@ -1,0 +1,181 @@
+"""The process that runs a submission's code for :mod:`autograder.judge`, and nothing else.
+
+It is started as ``python -I -c <this file's text>`` (never imported by the grader), reads one JSON request
+per line on stdin and writes one JSON reply per line on a private copy of stdout. Before any student code
+runs, file descriptors 0, 1 and 2 are pointed at ``/dev/null``, so what the code prints is dropped and cannot
+be mistaken for a reply. The grader trusts nothing that comes back: a reply is plain data (numbers, strings,
+lists, tuples, dicts, sets), which it decodes and compares with :mod:`bpe_ref` in its own process.
+
+Requests (``op``) and replies:
+
+* ``run`` ``{"cells": [{"id", "source"}]}`` runs cells in order in one namespace; replies
+  ``{"errors": {id: "Type: message"}}`` for the cells that raised.
+* ``lookup`` ``{"names": [...]}`` replies ``{"names": {name: {"kind": "function" | "value" | "missing"
+  | "unreadable", "value": ...}}}``.
+* ``call`` ``{"name", "args", "kwargs"}`` calls the function; replies ``{"value", "args_after", "alias"}``
+  (``alias`` is the index of the argument the function returned itself, else ``null``), or ``{"raised":
+  {"type", "message"}}``, or ``{"unreadable": {"type", "repr"}}`` when the value is not plain data.
+
+Only the standard library is used, and importing ``bpe_ref`` or ``autograder`` fails here.
+"""
+
+import builtins
+import collections.abc
+import json
+import os
+import sys
+
+BLOCKED = ("bpe_ref", "autograder")
+MAX_DEPTH = 60
+
+
+class Unreadable(Exception):
+    """A value that is not plain data (a generator, a lambda, an object of the student's own class)."""
+
+
+def encode(value, depth=0):
+    """Plain data to JSON, with tags for what JSON lacks: ``{"t": [...]}`` a tuple, ``{"d": [[k, v]...]}`` a
+    dict (any mapping, in its order), ``{"s": [...]}`` a set, ``{"b": "..."}`` bytes (latin-1)."""
+    if depth > MAX_DEPTH:
+        raise Unreadable(f"a value nested more than {MAX_DEPTH} levels deep")
+    if value is None or type(value) in (bool, int, float, str):
+        return value
+    if isinstance(value, bool):
+        return bool(value)
+    if isinstance(value, int):
+        return int(value)
+    if isinstance(value, float):
+        return float(value)
+    if isinstance(value, str):
+        return str(value)
+    if isinstance(value, tuple):
+        return {"t": [encode(v, depth + 1) for v in value]}
+    if isinstance(value, list):
+        return [encode(v, depth + 1) for v in value]
+    if isinstance(value, collections.abc.Mapping):
+        return {"d": [[encode(k, depth + 1), encode(value[k], depth + 1)] for k in value]}
+    if isinstance(value, (set, frozenset)):
+        return {"s": [encode(v, depth + 1) for v in value]}
+    if isinstance(value, (bytes, bytearray)):
+        return {"b": bytes(value).decode("latin-1")}
+    raise Unreadable(type(value).__name__)
+
+
+def decode(data):
+    if data is None or type(data) in (bool, int, float, str):
+        return data
+    if type(data) is list:
+        return [decode(v) for v in data]
+    ((tag, body),) = data.items()
+    if tag == "t":
+        return tuple(decode(v) for v in body)
+    if tag == "d":
+        return {decode(k): decode(v) for k, v in body}
+    if tag == "s":
+        return {decode(v) for v in body}
+    if tag == "b":
+        return body.encode("latin-1")
+    raise ValueError(f"unknown tag {tag!r}")
+
+
+def describe(value):
+    try:
+        text = repr(value)
+    except BaseException:
+        text = f"<{type(value).__name__}>"
+    return {"type": type(value).__name__, "repr": text[:200]}
+
+
+def error_text(exc):
+    try:
+        message = str(exc).splitlines()[0][:300] if str(exc) else ""
+    except BaseException:
+        message = ""
+    return {"type": type(exc).__name__, "message": message}
+
+
+class _Silent:
+    """What ``get_ipython()`` returns here: every magic (``%matplotlib inline``, ``!ls``) does nothing."""
+
+    def __getattr__(self, name):
+        return lambda *args, **kwargs: None
+
+
+class _BlockCourse:
+    """An import hook that refuses the course's reference and grading packages."""
+
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] in BLOCKED:
+            raise ModuleNotFoundError(f"{name} is not available while grading", name=name)
+        return None
+
+
+def main():
+    requests = os.fdopen(os.dup(0), "r", encoding="utf-8")
+    replies = os.fdopen(os.dup(1), "w", encoding="utf-8")
+    null = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1, 2):
+        os.dup2(null, fd)
+    sys.stdin = open(os.devnull, encoding="utf-8")
+    sys.stdout = sys.stderr = open(os.devnull, "w", encoding="utf-8")
+    sys.meta_path.insert(0, _BlockCourse())
+    for name in [m for m in sys.modules if m.split(".")[0] in BLOCKED]:
+        del sys.modules[name]
+    silent = _Silent()
+    namespace = {
+        "__name__": "__main__",
+        "__builtins__": builtins,
+        "get_ipython": lambda: silent,
+        "display": silent.display,
+    }
+
+    def reply(message):
+        replies.write(json.dumps(message, allow_nan=True) + "\n")
+        replies.flush()
+
+    for line in requests:
+        request = json.loads(line)
+        op = request["op"]
+        if op == "run":
+            errors = {}
+            for cell in request["cells"]:
+                try:
+                    exec(compile(cell["source"], "<cell {}>".format(cell["id"]), "exec"), namespace)
+                except BaseException as exc:  # the student's error: recorded, the next cell runs
+                    errors[cell["id"]] = "{type}: {message}".format(**error_text(exc))
+            reply({"errors": errors})
+        elif op == "lookup":
+            found = {}
+            for name in request["names"]:
+                if name not in namespace:
+                    found[name] = {"kind": "missing"}
+                elif callable(namespace[name]):
+                    found[name] = {"kind": "function"}
+                else:
+                    try:
+                        found[name] = {"kind": "value", "value": encode(namespace[name])}
+                    except BaseException:
+                        found[name] = {"kind": "unreadable", "value": describe(namespace[name])}
+            reply({"names": found})
+        elif op == "call":
+            args = [decode(a) for a in request["args"]]
+            kwargs = {k: decode(v) for k, v in request["kwargs"].items()}
+            try:
+                value = namespace[request["name"]](*args, **kwargs)
+            except BaseException as exc:  # reported; the grader decides what it means
+                reply({"raised": error_text(exc)})
+                continue
+            alias = next((i for i, a in enumerate(args) if value is a), None)
+            try:
+                answer = {"value": None if alias is not None else encode(value), "alias": alias}
+                answer["args_after"] = [encode(a) for a in args]
+            except BaseException:
+                reply({"unreadable": describe(value)})
+                continue
+            reply(answer)
+        else:
+            reply({"raised": {"type": "ProtocolError", "message": f"unknown op {op!r}"}})
+
+
+if __name__ == "__main__":
+    main()
