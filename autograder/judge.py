@@ -243,8 +243,9 @@ class Session:
             raise
 
     def run(self, cell_id: str, source: str) -> str:
-        """Run one cell of the submission; returns ``""`` or ``"Type: message"`` of what it raised."""
-        cell = {"id": cell_id, "source": source}
+        """Run one cell of the submission (magics do nothing); returns ``""`` or ``"Type: message"`` of what it
+        raised."""
+        cell = {"id": cell_id, "source": _transform(source)}
         try:
             reply = self._request({"op": "run", "cells": [cell]}, self.cell_timeout)
         except _WorkerTimeout:
@@ -430,17 +431,17 @@ def judge_cells(cells: list[NotebookNode], tests: Mapping[str, str], session: Se
     source) in the grader. Returns the outputs of each test cell, by cell index."""
     results: dict[int, list[NotebookNode]] = {}
     for index, cell in enumerate(cells):
-        if cell.get("cell_type") != "code" or not cell.get("source", "").strip():
+        if cell.get("cell_type") != "code":
             continue
         grade_id = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
-        if grade_id in tests:
+        if grade_id in tests:  # judged by the trusted source, whatever the submission's cell holds
             try:
                 results[index] = run_test_cell(session, _transform(tests[grade_id]))
             except OutOfTime as exc:
                 results[index] = [_error_output(exc, "")]
-        else:
+        elif cell.get("source", "").strip():
             try:
-                session.run(str(grade_id or f"cell-{index}"), _transform(cell.source))
+                session.run(str(grade_id or f"cell-{index}"), cell.source)
             except OutOfTime:
                 pass  # the test cells below report it
     return results
@@ -467,6 +468,8 @@ class JudgeTests(NbGraderPreprocessor):
     notebook_timeout = Float(600.0, help="seconds for all of a notebook's cells and tests").tag(config=True)
 
     def preprocess(self, nb: NotebookNode, resources: dict) -> tuple[NotebookNode, dict]:
+        if not self.enabled:
+            return nb, resources
         info = resources["nbgrader"]
         with Gradebook(info["db_url"]) as gradebook:
             notebook = gradebook.find_notebook(info["notebook"], info["assignment"])

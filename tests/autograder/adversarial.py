@@ -51,6 +51,68 @@ WRITE_GRADEBOOK = _code(
     """
 )
 
+# Attacks from inside the kernel on the checks themselves (they gamed an nbgrader run that scores test cells in
+# the student's kernel). Each is the wrong merge of "merge-no-skip" plus a trick; the judge must still give it 2.
+WRONG_MERGE = NO_SKIP.replace("def merge(", "def _merge_no_skip(")
+
+SILENCE_ERRORS = _code(
+    """
+    ip = get_ipython()
+    ip.showtraceback = lambda *args, **kwargs: None
+    def _forget_errors(result):
+        result.error_in_exec = None
+    ip.events.register("post_run_cell", _forget_errors)
+    merge = _merge_no_skip
+    """
+)
+
+PASS_LATER_CELLS = _code(
+    """
+    merge = _merge_no_skip
+    get_ipython().input_transformers_cleanup.append(lambda lines: ["pass\\n"])
+    """
+)
+
+PEEK_AT_EXPECTED = _code(
+    """
+    import sys
+    def merge(ids, pair, new_id):
+        frame = sys._getframe(1)
+        while frame is not None:
+            if "expected" in frame.f_locals:
+                return list(frame.f_locals["expected"])
+            frame = frame.f_back
+        return _merge_no_skip(ids, pair, new_id)
+    """
+)
+
+LYING_EQUALITY = _code(
+    """
+    class _AlwaysEqual(list):
+        def __eq__(self, other):
+            return True
+        def __ne__(self, other):
+            return False
+        __hash__ = None
+    def merge(ids, pair, new_id):
+        return _AlwaysEqual(_merge_no_skip(ids, pair, new_id))
+    """
+)
+
+FAKE_CHECKS_IMPORT = _code(
+    """
+    import builtins, types
+    _real_import = builtins.__import__
+    def _fake_import(name, *args, **kwargs):
+        module = _real_import(name, *args, **kwargs)
+        if name == "autograder.checks":
+            return types.SimpleNamespace(**{n: (lambda *a, **k: None) for n in dir(module) if n.startswith("check_")})
+        return module
+    builtins.__import__ = _fake_import
+    merge = _merge_no_skip
+    """
+)
+
 # attack -> (answers for the solution cells, or a function that edits the whole notebook)
 ANSWERS = {
     "attack-infinite-loop": {**GOOD, "get_pair_counts": "def get_pair_counts(ids):\n    while True:\n        pass"},
@@ -79,6 +141,11 @@ ANSWERS = {
         **GOOD,
         "merge": NO_SKIP + "\nimport autograder.checks\nautograder.checks.check_merge = lambda *args, **kwargs: None",
     },
+    "attack-silenced-errors": {**GOOD, "merge": WRONG_MERGE + "\n" + SILENCE_ERRORS},
+    "attack-later-cells-turned-to-pass": {**GOOD, "merge": WRONG_MERGE + "\n" + PASS_LATER_CELLS},
+    "attack-peek-at-expected": {**GOOD, "merge": WRONG_MERGE + "\n" + PEEK_AT_EXPECTED},
+    "attack-lying-equality": {**GOOD, "merge": WRONG_MERGE + "\n" + LYING_EQUALITY},
+    "attack-fake-checks-import": {**GOOD, "merge": WRONG_MERGE + "\n" + FAKE_CHECKS_IMPORT},
 }
 
 
@@ -140,6 +207,12 @@ OUTCOMES = {
     "attack-metadata-stripped": {"get_pair_counts": 4, "merge": 4},
     "attack-not-utf8": {"get_pair_counts": 4, "merge": 4},
     "attack-nbformat3": {"get_pair_counts": 4, "merge": 4},
+    # in-kernel tampering gains nothing: the test cells run in the grader (autograder.judge)
+    "attack-silenced-errors": {"get_pair_counts": 4, "merge": 2},
+    "attack-later-cells-turned-to-pass": {"get_pair_counts": 4, "merge": 2},
+    "attack-peek-at-expected": {"get_pair_counts": 4, "merge": 2},
+    "attack-lying-equality": {"get_pair_counts": 4, "merge": 2},
+    "attack-fake-checks-import": {"get_pair_counts": 4, "merge": 2},
     "attack-empty-file": "error",
     "attack-invalid-json": "error",
 }
