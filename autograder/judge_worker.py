@@ -95,10 +95,14 @@ def error_text(exc):
 
 
 class _Silent:
-    """What ``get_ipython()`` returns here: every magic (``%matplotlib inline``, ``!ls``) does nothing."""
+    """What ``get_ipython()`` returns here: any attribute, call or magic (``%matplotlib inline``,
+    ``get_ipython().events.register(...)``) gives another silent object and does nothing."""
 
     def __getattr__(self, name):
-        return lambda *args, **kwargs: None
+        return _Silent()
+
+    def __call__(self, *args, **kwargs):
+        return _Silent()
 
 
 class _BlockCourse:

@@ -248,6 +248,9 @@ class LimitedExecute(Execute):
         # to: a symbolic link planted there cannot redirect nbgrader's writes, and nothing it leaves is copied.
         self._scratch = tempfile.mkdtemp(prefix="bpe-run-")
         kwargs["cwd"] = self._scratch
+        # the kernel's own chatter ("To connect another client...") is not the grader's output
+        kwargs.setdefault("stdout", subprocess.DEVNULL)
+        kwargs.setdefault("stderr", subprocess.DEVNULL)
         await super().async_start_new_kernel(**kwargs)
 
     start_new_kernel = run_sync(async_start_new_kernel)
