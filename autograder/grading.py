@@ -546,9 +546,10 @@ def grade(
 
 
 def _sandbox_paths(course_root: Path, out: Path, submissions: list[Submission]) -> dict:
-    """What a sandboxed grading kernel must not see: sources, release, history, outputs, submissions, cache."""
+    """What sandboxed student code must not see: sources, release, history, outputs, submissions, the cache, and the
+    grading user's home folder (keys, credentials; the Python installation in it stays readable)."""
     hidden = [course_root / name for name in ("solutions", "notebooks", ".git", "submitted", "autograded", "feedback")]
-    hidden += [course_root / "gradebook.db", out, cache_dir()]
+    hidden += [course_root / "gradebook.db", out, cache_dir(), Path.home()]
     hidden += sorted(
         {s.path.resolve().parent.parent for s in submissions} | {s.path.resolve().parent for s in submissions}
     )

@@ -89,7 +89,8 @@ def _code_roots() -> list[str]:
 
     roots = {sys.prefix, sys.base_prefix, sys.exec_prefix, os.path.dirname(sys.executable)}
     roots |= {os.path.dirname(os.path.dirname(m.__file__)) for m in (autograder, bpe_ref)}
-    roots |= {p for p in sys.path if p and os.path.isdir(p)}
+    # sys.path[0] is the script's folder or the working folder (with -m), which may be anything: not a code root
+    roots |= {p for p in sys.path[1:] if p and os.path.isdir(p) and os.path.realpath(p) != os.getcwd()}
     return sorted({os.path.realpath(r) for r in roots})
 
 
@@ -131,14 +132,15 @@ def sandbox_argv(
     argv += ["--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--die-with-parent"]
     argv += ["--new-session", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
     argv += ["--size", small, "--tmpfs", "/tmp", "--size", small, "--tmpfs", "/dev/shm"]
-    for keep in _code_roots():  # Python and the course's packages, should they live under /tmp
-        if keep == "/tmp" or keep.startswith("/tmp/"):
-            argv += ["--ro-bind", keep, keep]
-    for path in sorted({os.path.realpath(p) for p in hidden_paths}):
-        if os.path.isdir(path):
-            argv += ["--tmpfs", path]  # a workdir inside it is bound back below
-        elif os.path.exists(path):
-            argv += ["--ro-bind", "/dev/null", path]
+    hidden = sorted({os.path.realpath(p) for p in hidden_paths})
+    _hide(argv, hidden)
+    # Python and the course's packages stay readable where they live under /tmp or a hidden folder (a home
+    # folder with pyenv, a virtual environment, a clone in /tmp); hidden paths inside them are hidden again.
+    covers = ["/tmp", *hidden]
+    kept = [r for r in _code_roots() if any(r.startswith(c.rstrip("/") + "/") for c in covers)]
+    for keep in kept:
+        argv += ["--ro-bind", keep, keep]
+    _hide(argv, [p for p in hidden if any(p.startswith(k.rstrip("/") + "/") for k in kept)])
     argv += ["--bind", workdir, workdir]
     for path in binds:
         argv += ["--bind", path, path]
@@ -152,6 +154,14 @@ def sandbox_argv(
     argv += ["--setenv", "MPLCONFIGDIR", os.path.join(home, ".matplotlib"), "--setenv", "TMPDIR", "/tmp"]
     argv += ["--chdir", workdir]
     return argv
+
+
+def _hide(argv: list[str], paths: list[str]) -> None:
+    for path in paths:
+        if os.path.isdir(path):
+            argv += ["--tmpfs", path]  # a working folder inside it is bound back afterwards
+        elif os.path.exists(path):
+            argv += ["--ro-bind", "/dev/null", path]
 
 
 class LimitedKernelManager(AsyncKernelManager):

@@ -2,6 +2,9 @@
 
 import collections
 import os
+import shutil
+import tempfile
+from pathlib import Path
 
 import pytest
 from hypothesis import given
@@ -228,16 +231,21 @@ def test_the_notebook_budget_stops_everything_after_it():
 
 
 @pytest.mark.skipif(bubblewrap() is None, reason="bubblewrap is not available")
-def test_the_sandboxed_worker_cannot_read_hidden_files_or_the_network(tmp_path):
+def test_the_sandboxed_worker_cannot_read_hidden_files_the_home_folder_or_the_network(tmp_path):
     secret = tmp_path / "secret"
     secret.mkdir()
     (secret / "answers.txt").write_text("42")
+    at_home = Path(tempfile.mkdtemp(prefix="bpe-test-", dir=Path.home()))  # like ~/.ssh or ~/.pgpass
+    (at_home / "key").write_text("private")
     probe = f"""
 import os, socket
-try:
-    SEEN = open({str(secret / "answers.txt")!r}).read()
-except OSError as exc:
-    SEEN = type(exc).__name__
+def seen(path):
+    try:
+        return open(path).read()
+    except OSError as exc:
+        return type(exc).__name__
+SEEN = seen({str(secret / "answers.txt")!r})
+KEY = seen({str(at_home / "key")!r})
 try:
     socket.create_connection(("1.1.1.1", 53), timeout=2)
     NET = "open"
@@ -247,10 +255,13 @@ UID = os.getuid()
 """
     s = Session([])
     try:
-        s.command = worker_command(1024**3, 60, sandbox_argv(bubblewrap(), s.workdir, [str(secret)]))
-        assert s.run("probe", probe) == ""
-        found = s.lookup(["SEEN", "NET", "UID"])
+        hidden = [str(secret), str(Path.home())]
+        s.command = worker_command(1024**3, 60, sandbox_argv(bubblewrap(), s.workdir, hidden))
+        assert s.run("probe", probe) == ""  # Python still runs, wherever it is installed
+        found = s.lookup(["SEEN", "KEY", "NET", "UID"])
     finally:
         s.close()
+        shutil.rmtree(at_home)
     assert found["SEEN"] in ("FileNotFoundError", "PermissionError") and found["NET"] != "open"
+    assert found["KEY"] in ("FileNotFoundError", "PermissionError")
     assert found["UID"] == 65534 and os.getuid() != 65534
