@@ -79,7 +79,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     if assignment is None:
         raise CourseError(f"{path} is not a notebook of this course ({', '.join(known)}); pass --assignment")
     submission = grading.Submission("you", assignment, path)
-    print(f"Grading {path.name} as {assignment}, hidden tests included (this takes 10-30 seconds)...", flush=True)
+    print(f"Grading {path.name} as {assignment}, hidden tests included (a few seconds)...", flush=True)
     with tempfile.TemporaryDirectory(prefix="bpe-check-") as tmp:
         (result,) = grading.grade(root, [submission], Path(tmp), feedback=False, resume=False, limits=_limits(args))
     for line in result.solution_errors:

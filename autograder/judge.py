@@ -231,15 +231,16 @@ class Session:
         return min(seconds, left)
 
     def _request(self, message: dict, timeout: float) -> dict:
-        if self.worker is None:
-            self.worker = Worker(self.command, self.workdir)
-            for cell in self.loaded:  # silently, as before
-                self.worker.request({"op": "run", "cells": [cell]}, self._budget(self.cell_timeout))
         try:
+            if self.worker is None:
+                self.worker = Worker(self.command, self.workdir)
+                for cell in self.loaded:  # silently, as before
+                    self.worker.request({"op": "run", "cells": [cell]}, self._budget(self.cell_timeout))
             return self.worker.request(message, self._budget(timeout))
         except BaseException:  # a timeout, a death, a garbled reply, or SIGALRM from a check: start afresh
-            self.worker.kill()
-            self.worker = None
+            if self.worker is not None:
+                self.worker.kill()
+                self.worker = None
             raise
 
     def run(self, cell_id: str, source: str) -> str:
@@ -262,7 +263,10 @@ class Session:
         names = sorted(set(names))
         if not names:
             return {}
-        reply = self._request({"op": "lookup", "names": names}, self.call_timeout)
+        try:
+            reply = self._request({"op": "lookup", "names": names}, self.call_timeout)
+        except _WorkerTimeout:
+            raise TimeoutError(f"the submission's code gave no answer within {self.call_timeout:g} s") from None
         found: dict[str, Any] = {}
         for name in names:
             entry = reply.get("names", {}).get(name, {})

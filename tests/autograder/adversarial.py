@@ -141,6 +141,10 @@ ANSWERS = {
         **GOOD,
         "merge": NO_SKIP + "\nimport autograder.checks\nautograder.checks.check_merge = lambda *args, **kwargs: None",
     },
+    "attack-sleep-in-every-cell": {
+        "get_pair_counts": GOOD["get_pair_counts"] + "\nimport time\ntime.sleep(10**6)",
+        "merge": GOOD["merge"] + "\nimport time\ntime.sleep(10**6)",
+    },
     "attack-silenced-errors": {**GOOD, "merge": WRONG_MERGE + "\n" + SILENCE_ERRORS},
     "attack-later-cells-turned-to-pass": {**GOOD, "merge": WRONG_MERGE + "\n" + PASS_LATER_CELLS},
     "attack-peek-at-expected": {**GOOD, "merge": WRONG_MERGE + "\n" + PEEK_AT_EXPECTED},
@@ -207,6 +211,7 @@ OUTCOMES = {
     "attack-metadata-stripped": {"get_pair_counts": 4, "merge": 4},
     "attack-not-utf8": {"get_pair_counts": 4, "merge": 4},
     "attack-nbformat3": {"get_pair_counts": 4, "merge": 4},
+    "attack-sleep-in-every-cell": {"get_pair_counts": 0, "merge": 0},  # the notebook's time budget runs out
     # in-kernel tampering gains nothing: the test cells run in the grader (autograder.judge)
     "attack-silenced-errors": {"get_pair_counts": 4, "merge": 2},
     "attack-later-cells-turned-to-pass": {"get_pair_counts": 4, "merge": 2},

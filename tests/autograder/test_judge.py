@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from nbformat.v4 import new_code_cell
 
-from autograder import harness
+from autograder import harness, sample_class
 from autograder.judge import (
     Opaque,
     OutOfTime,
@@ -27,18 +27,7 @@ from autograder.judge import (
 from autograder.judge_worker import decode, encode
 from autograder.limits import bubblewrap, sandbox_argv
 
-GOOD_MERGE = """
-def merge(ids, pair, new_id):
-    out, i = [], 0
-    while i < len(ids):
-        if i + 1 < len(ids) and (ids[i], ids[i + 1]) == tuple(pair):
-            out.append(new_id)
-            i += 2
-        else:
-            out.append(ids[i])
-            i += 1
-    return out
-"""
+GOOD_MERGE = sample_class.students()["01_pair_counts_and_merge"]["correct-loops"]["merge"]
 
 
 def session(**kwargs):
