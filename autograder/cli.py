@@ -20,9 +20,14 @@ import tempfile
 from collections import defaultdict
 from pathlib import Path
 
-from . import grading, release, sample_class
-from .course import CourseError, find_course_root
-from .limits import parse_size, sandbox_status
+# jsonschema (under nbformat) checks "iri" strings with rfc3987-syntax when it is installed (jupyterlab pulls it
+# in), and importing that compiles 38 Lark grammars: about 2 s of every command's start, for a format that
+# nbformat's schema never uses. jsonschema treats the package as optional, so do without it here.
+sys.modules.setdefault("rfc3987_syntax", None)  # type: ignore[arg-type]
+
+from . import grading, release, sample_class  # noqa: E402
+from .course import CourseError, find_course_root  # noqa: E402
+from .limits import parse_size, sandbox_status  # noqa: E402
 
 
 def _course(args: argparse.Namespace) -> Path:
@@ -80,8 +85,11 @@ def cmd_check(args: argparse.Namespace) -> int:
         raise CourseError(f"{path} is not a notebook of this course ({', '.join(known)}); pass --assignment")
     submission = grading.Submission("you", assignment, path)
     print(f"Grading {path.name} as {assignment}, hidden tests included (a few seconds)...", flush=True)
+    limits = _limits(args)
+    if not args.kernel:  # the score comes from the judge alone; the kernel would only add the cells' outputs
+        limits["LimitedExecute.enabled"] = False
     with tempfile.TemporaryDirectory(prefix="bpe-check-") as tmp:
-        (result,) = grading.grade(root, [submission], Path(tmp), feedback=False, resume=False, limits=_limits(args))
+        (result,) = grading.grade(root, [submission], Path(tmp), feedback=False, resume=False, limits=limits)
     for line in result.solution_errors:
         print(f"  your solution cell {line}")
     _print_result(result)
@@ -129,6 +137,7 @@ def _limits(args: argparse.Namespace) -> dict:
         limits["LimitedExecute.max_output_bytes"] = args.output_limit
     if args.cell_timeout is not None:
         limits["Execute.timeout"] = args.cell_timeout
+        limits["JudgeTests.cell_timeout"] = float(args.cell_timeout)
     if args.sandbox is not None:
         limits["LimitedKernelManager.sandbox"] = args.sandbox
     return limits
@@ -227,6 +236,11 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("check", help="self-check one notebook with the hidden tests; exit 0 only for full marks")
     p.add_argument("notebook", help="path of your notebook (.ipynb)")
     p.add_argument("--assignment", help="the assignment id (default: detected from the notebook)")
+    p.add_argument(
+        "--kernel",
+        action="store_true",
+        help="also run the notebook in a Jupyter kernel first, as `grade` does (same score, a few seconds more)",
+    )
     _limit_options(p)
     p.set_defaults(func=cmd_check)
 

@@ -16,6 +16,7 @@ import os
 import re
 import shutil
 import sqlite3
+import sys
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
@@ -550,9 +551,11 @@ def _sandbox_paths(course_root: Path, out: Path, submissions: list[Submission]) 
     grading user's home folder (keys, credentials; the Python installation in it stays readable)."""
     hidden = [course_root / name for name in ("solutions", "notebooks", ".git", "submitted", "autograded", "feedback")]
     hidden += [course_root / "gradebook.db", out, cache_dir(), Path.home()]
-    hidden += sorted(
-        {s.path.resolve().parent.parent for s in submissions} | {s.path.resolve().parent for s in submissions}
-    )
+    # the folders of the submissions (a student's and the class's), unless that would hide the system, Python or
+    # the course itself (a notebook checked in /tmp, or in a folder above the course)
+    needed = [course_root.resolve(), Path(sys.prefix).resolve(), Path(sys.base_prefix).resolve()]
+    folders = {s.path.resolve().parent.parent for s in submissions} | {s.path.resolve().parent for s in submissions}
+    hidden += sorted(f for f in folders if not any(n == f or f in n.parents for n in needed))
     return {"LimitedKernelManager.hidden_paths": [str(p) for p in hidden]}
 
 

@@ -432,7 +432,12 @@ def run_test_cell(session: Session, source: str) -> list[NotebookNode]:
 
 def judge_cells(cells: list[NotebookNode], tests: Mapping[str, str], session: Session) -> dict[int, list[NotebookNode]]:
     """Run a notebook's cells in order: the others in the worker, the test cells (``tests``: grade_id -> trusted
-    source) in the grader. Returns the outputs of each test cell, by cell index."""
+    source) in the grader.
+
+    Returns:
+        Outputs by cell index: for a test cell, what it printed and its error if any; for another code cell,
+        an ``error`` output if it raised in the worker (a SyntaxError...), else nothing.
+    """
     results: dict[int, list[NotebookNode]] = {}
     for index, cell in enumerate(cells):
         if cell.get("cell_type") != "code":
@@ -445,9 +450,13 @@ def judge_cells(cells: list[NotebookNode], tests: Mapping[str, str], session: Se
                 results[index] = [_error_output(exc, "")]
         elif cell.get("source", "").strip():
             try:
-                session.run(str(grade_id or f"cell-{index}"), cell.source)
-            except OutOfTime:
-                pass  # the test cells below report it
+                error = session.run(str(grade_id or f"cell-{index}"), cell.source)
+            except OutOfTime as exc:
+                error = f"{type(exc).__name__}: {exc}"
+            name, _, value = error.partition(": ")
+            results[index] = (
+                [NotebookNode(output_type="error", ename=name, evalue=value, traceback=[error])] if error else []
+            )
     return results
 
 
@@ -463,7 +472,8 @@ class JudgeTests(NbGraderPreprocessor):
     Test cells and their sources come from the gradebook (the instructor's version), not from the
     submission. The worker gets the grading kernel's limits and sandbox (``LimitedKernelManager``'s
     ``memory_limit``, ``cpu_limit``, ``sandbox`` and ``hidden_paths``), and also cannot see the course's
-    packages.
+    packages. When the kernel did not run the notebook (``LimitedExecute.enabled = False``, as in ``check``),
+    the other cells get the worker's errors as their outputs.
     """
 
     enabled = Bool(True, help="judge test cells outside the kernel").tag(config=True)
@@ -494,7 +504,10 @@ class JudgeTests(NbGraderPreprocessor):
             prefix = sandbox_argv(bwrap, session.workdir, hidden) if bwrap else None
             session.command = worker_command(limits["memory_limit"], limits["cpu_limit"], prefix)
             for index, outputs in judge_cells(nb.cells, tests, session).items():
-                nb.cells[index].outputs = outputs
+                cell = nb.cells[index]
+                ran_in_kernel = cell.get("execution_count") is not None or cell.outputs
+                if cell.metadata.get("nbgrader", {}).get("grade_id") in tests or not ran_in_kernel:
+                    cell.outputs = outputs  # other cells keep the kernel's outputs, when it ran them
         return nb, resources
 
     def _kernel_limits(self) -> dict[str, Any]:
