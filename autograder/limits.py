@@ -289,7 +289,8 @@ class LimitedExecute(Execute):
         if cell.cell_type == "code" and meta.get("grade") and not meta.get("solution") and not self.run_test_cells:
             cell.outputs = []
             return cell
-        if cell.cell_type == "code" and self._time_left() == 0:
+        left = self._time_left()
+        if cell.cell_type == "code" and left is not None and left < 1:  # cells get whole seconds: none is left
             cell.outputs = [
                 NotebookNode(
                     output_type="error",

@@ -23,10 +23,11 @@ def batch(tmp_path_factory, course_root):
     out = tmp_path_factory.mktemp("graded")
     submissions = grading.find_submissions(folder, course_root)
     limits = {
-        "Execute.timeout": 20,
-        "LimitedExecute.notebook_timeout": 40,
-        "JudgeTests.cell_timeout": 20,
-        "JudgeTests.notebook_timeout": 40,
+        "Execute.timeout": 15,
+        "LimitedExecute.notebook_timeout": 25,
+        "JudgeTests.call_timeout": 3.0,
+        "JudgeTests.cell_timeout": 15.0,
+        "JudgeTests.notebook_timeout": 25.0,
         "LimitedKernelManager.memory_limit": 1024**3,
         "LimitedExecute.max_output_bytes": 200_000,
     }
@@ -96,7 +97,7 @@ def test_output_flood_is_cut_to_the_limit(batch):
 def test_a_sleep_in_every_cell_uses_up_the_notebook_budget_once(batch):
     results, out = batch
     messages = [c.message for c in results["attack-sleep-in-every-cell"].cells]
-    assert all(messages) and any("used up its 40 s" in m for m in messages), messages
+    assert all(messages) and any("used up its 25 s" in m for m in messages), messages
     graded = out / "course" / "autograded" / "attack-sleep-in-every-cell" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
     assert "NotebookTimeout" in graded.read_text(encoding="utf-8")  # the kernel stopped running cells too
 
