@@ -202,7 +202,10 @@ def _error_message(cell: nbformat.NotebookNode) -> str:
     for output in cell.get("outputs", []):
         if output.get("output_type") == "error":
             value = _ANSI.sub("", output.get("evalue", "")).strip()
-            return f"{output.get('ename', 'Error')}: {value}" if value else output.get("ename", "Error")
+            message = f"{output.get('ename', 'Error')}: {value}" if value else output.get("ename", "Error")
+            # where the error came from in the student's own cells (autograder.judge adds these lines)
+            where = [line.strip() for line in output.get("traceback", []) if "of your cell" in line]
+            return "\n".join([message, *where[-2:]])
         if output.get("output_type") == "stream" and output.get("name") == "stderr":
             return "wrote to stderr: " + _ANSI.sub("", output.get("text", "")).strip()[:300]
     return ""

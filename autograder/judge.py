@@ -94,12 +94,19 @@ def student_exception(info: Mapping[str, Any]) -> Exception:
     """
     name, message = str(info.get("type", "Error"))[:80], str(info.get("message", ""))[:300]
     cls = getattr(builtins, name, None)
+    exc: Exception | None = None
     if isinstance(cls, type) and issubclass(cls, Exception):
         try:
-            return cls(message)
+            exc = cls(message)
         except TypeError:  # e.g. UnicodeDecodeError needs five arguments
             pass
-    return _named(StudentError, name)(message)
+    if exc is None:
+        exc = _named(StudentError, name)(message)
+    where = info.get("where")
+    for entry in where if isinstance(where, list) else []:
+        if isinstance(entry, list) and len(entry) == 3:  # where in the submission's cells it was raised
+            exc.add_note(f"  line {entry[1]} of your cell {str(entry[0])[:60]}: {str(entry[2])[:200]}")
+    return exc
 
 
 def _sync(target: Any, after: Any) -> None:
@@ -397,6 +404,7 @@ def _error_output(exc: BaseException, source: str) -> NotebookNode:
     if where is not None:
         text = source.splitlines()[where - 1].strip() if 0 < where <= len(source.splitlines()) else ""
         lines.append(f"  line {where} of this test cell: {text}")
+    lines += [str(note) for note in getattr(exc, "__notes__", [])]
     lines.append(f"{name}: {value}" if value else name)
     return NotebookNode(output_type="error", ename=name, evalue=value, traceback=lines)
 

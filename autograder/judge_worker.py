@@ -86,12 +86,28 @@ def describe(value):
     return {"type": type(value).__name__, "repr": text[:200]}
 
 
+SOURCES = {}
+"""The source of each cell run so far, by id, to show the lines of a traceback."""
+
+
 def error_text(exc):
+    """``{"type", "message", "where"}``: ``where`` lists the last lines of the submission's cells it passed through
+    as ``[cell id, line number, line]``."""
     try:
         message = str(exc).splitlines()[0][:300] if str(exc) else ""
     except BaseException:
         message = ""
-    return {"type": type(exc).__name__, "message": message}
+    where = []
+    tb = exc.__traceback__
+    while tb is not None:
+        name = tb.tb_frame.f_code.co_filename
+        if name.startswith("<cell ") and name.endswith(">"):
+            cell = name[6:-1]
+            lines = SOURCES.get(cell, "").splitlines()
+            text = lines[tb.tb_lineno - 1].strip() if 0 < tb.tb_lineno <= len(lines) else ""
+            where.append([cell, tb.tb_lineno, text[:200]])
+        tb = tb.tb_next
+    return {"type": type(exc).__name__, "message": message, "where": where[-3:]}
 
 
 class _Silent:
@@ -143,10 +159,11 @@ def main():
         if op == "run":
             errors = {}
             for cell in request["cells"]:
+                SOURCES[cell["id"]] = cell["source"]
                 try:
                     exec(compile(cell["source"], "<cell {}>".format(cell["id"]), "exec"), namespace)
                 except BaseException as exc:  # the student's error: recorded, the next cell runs
-                    errors[cell["id"]] = "{type}: {message}".format(**error_text(exc))
+                    errors[cell["id"]] = "{}: {}".format(*list(error_text(exc).values())[:2])
             reply({"errors": errors})
         elif op == "lookup":
             found = {}

@@ -254,3 +254,12 @@ UID = os.getuid()
     assert found["SEEN"] in ("FileNotFoundError", "PermissionError") and found["NET"] != "open"
     assert found["KEY"] in ("FileNotFoundError", "PermissionError")
     assert found["UID"] == 65534 and os.getuid() != 65534
+
+
+def test_an_error_says_where_in_the_students_cells_it_was_raised():
+    with loaded("def helper(xs):\n    return min(xs)", "def f(xs):\n    return helper(xs)") as s:
+        (error,) = run_test_cell(s, "assert f([]) == 0")
+    assert error.ename == "ValueError"
+    assert "  line 2 of your cell cell-1: return helper(xs)" in error.traceback
+    assert "  line 2 of your cell cell-0: return min(xs)" in error.traceback
+    assert error.traceback[-1].startswith("ValueError: min()")
