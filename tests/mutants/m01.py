@@ -5,31 +5,19 @@ is correct code in another style. ``FILLERS`` overrides the source notebook's so
 not self-contained (none here).
 """
 
+from autograder import sample_class
+
 ASSIGNMENT = "01_pair_counts_and_merge"
+_SAMPLE = sample_class.students()[ASSIGNMENT]  # student code shared with the sample class
 
 FILLERS: dict[str, str] = {}
 
 MUTANTS: dict[str, dict[str, str]] = {
     "get_pair_counts": {
         # Skips past a pair of equal ids as merge does: [5, 5, 5] has (5, 5) once.
-        "no-overlap": """
-def get_pair_counts(ids):
-    counts = {}
-    i = 0
-    while i < len(ids) - 1:
-        pair = (ids[i], ids[i + 1])
-        counts[pair] = counts.get(pair, 0) + 1
-        i += 2 if ids[i] == ids[i + 1] else 1
-    return counts
-""",
+        "no-overlap": _SAMPLE["counts-no-overlap"]["get_pair_counts"],
         # Right counts, sorted: the order of first occurrence is lost.
-        "sorted-order": """
-def get_pair_counts(ids):
-    counts = {}
-    for pair in zip(ids, ids[1:]):
-        counts[pair] = counts.get(pair, 0) + 1
-    return dict(sorted(counts.items()))
-""",
+        "sorted-order": _SAMPLE["counts-sorted"]["get_pair_counts"],
         # Scans from the right: the keys come in order of last occurrence, from the end.
         "right-to-left": """
 def get_pair_counts(ids):
@@ -42,18 +30,7 @@ def get_pair_counts(ids):
     },
     "merge": {
         # Advances by one after a match: the second id of the pair starts another match ([5, 5, 5] -> [7, 7]).
-        "no-skip": """
-def merge(ids, pair, new_id):
-    out = []
-    for i in range(len(ids)):
-        if i + 1 < len(ids) and ids[i] == pair[0] and ids[i + 1] == pair[1]:
-            out.append(new_id)
-        elif i > 0 and ids[i - 1] == pair[0] and ids[i] == pair[1]:
-            continue
-        else:
-            out.append(ids[i])
-    return out
-""",
+        "no-skip": _SAMPLE["merge-no-skip"]["merge"],
         # Scans right to left: [5, 5, 5] -> [5, 7].
         "right-to-left": """
 def merge(ids, pair, new_id):
@@ -99,16 +76,7 @@ def merge(ids, pair, new_id):
     return out
 """,
         # Merges in place: the caller's list changes.
-        "mutates-input": """
-def merge(ids, pair, new_id):
-    i = 0
-    while i < len(ids) - 1:
-        if ids[i] == pair[0] and ids[i + 1] == pair[1]:
-            ids[i] = new_id
-            del ids[i + 1]
-        i += 1
-    return ids
-""",
+        "mutates-input": _SAMPLE["merge-mutates-input"]["merge"],
         # str.replace on the joined ids: "21 2" holds "1 2", so multi-digit ids are split wrong.
         "str-replace": """
 def merge(ids, pair, new_id):
@@ -121,12 +89,7 @@ def merge(ids, pair, new_id):
 
 CORRECT: dict[str, dict[str, str]] = {
     "get_pair_counts": {
-        "counter": """
-from collections import Counter
-
-def get_pair_counts(ids):
-    return Counter(zip(ids, ids[1:]))
-""",
+        "counter": _SAMPLE["correct-counter"]["get_pair_counts"],
         "defaultdict-prints": """
 from collections import defaultdict
 
@@ -149,14 +112,7 @@ def get_pair_counts(ids, counts=None):
 """,
     },
     "merge": {
-        "recursive": """
-def merge(ids, pair, new_id):
-    if len(ids) < 2:
-        return list(ids)
-    if (ids[0], ids[1]) == tuple(pair):
-        return [new_id] + merge(ids[2:], pair, new_id)
-    return [ids[0]] + merge(ids[1:], pair, new_id)
-""",
+        "recursive": _SAMPLE["correct-counter"]["merge"],
         "slices-prints": """
 def merge(ids, pair, new_id):
     result = []

@@ -5,7 +5,10 @@ self-contained, so that a mutant of those two loses points on its own cells only
 may call ``count_pairs`` and ``merge_vocab``, as the notebook suggests: the cells above hold correct ones.
 """
 
+from autograder import sample_class
+
 ASSIGNMENT = "02_training_loop"
+_SAMPLE = sample_class.students()[ASSIGNMENT]  # student code shared with the sample class
 
 FILLERS: dict[str, str] = {
     "train_bpe": """
@@ -59,14 +62,7 @@ def _trainer(word: str = "get_word_symbols(word)", best: str = "max(counts, key=
 MUTANTS: dict[str, dict[str, str]] = {
     "count_pairs": {
         # Adds 1 per pair instead of the word's count.
-        "unweighted": """
-def count_pairs(vocab):
-    counts = {}
-    for word in vocab:
-        for pair in zip(word, word[1:]):
-            counts[pair] = counts.get(pair, 0) + 1
-    return counts
-""",
+        "unweighted": _SAMPLE["counts-unweighted"]["count_pairs"],
         # Keeps the previous symbol from one word to the next: ("</w>", "n") is counted across words.
         "across-words": """
 def count_pairs(vocab):
@@ -104,34 +100,9 @@ def count_pairs(vocab):
     },
     "merge_vocab": {
         # Two words that become equal keep one count instead of their sum.
-        "overwrites": """
-def merge_vocab(pair, vocab):
-    a, b = pair
-    new_vocab = {}
-    for word, count in vocab.items():
-        out = []
-        i = 0
-        while i < len(word):
-            if i + 1 < len(word) and word[i] == a and word[i + 1] == b:
-                out.append(a + b)
-                i += 2
-            else:
-                out.append(word[i])
-                i += 1
-        new_vocab[tuple(out)] = count
-    return new_vocab
-""",
+        "overwrites": _SAMPLE["merge-overwrites-counts"]["merge_vocab"],
         # str.replace on the space-joined word: "ca b" holds "a b".
-        "str-replace": """
-def merge_vocab(pair, vocab):
-    new_vocab = {}
-    bigram = " ".join(pair)
-    for word, count in vocab.items():
-        new_word = " ".join(word).replace(bigram, pair[0] + pair[1])
-        key = tuple(new_word.split(" "))
-        new_vocab[key] = new_vocab.get(key, 0) + count
-    return new_vocab
-""",
+        "str-replace": _SAMPLE["merge-with-str-replace"]["merge_vocab"],
         # Does not skip past a match: a a a becomes aa aa.
         "no-skip": """
 def merge_vocab(pair, vocab):
@@ -178,17 +149,7 @@ def merge_vocab(pair, vocab):
         # The marker glued to the last letter: ("l", "o", "w</w>").
         "marker-glued": _trainer(word='tuple(word[:-1]) + (word[-1] + "</w>",)'),
         # Never checks for an empty count: max() of nothing raises once every word is one symbol.
-        "no-early-stop": """
-def train_bpe(word_freqs, num_merges):
-    vocab = {get_word_symbols(word): freq for word, freq in word_freqs.items()}
-    merges = []
-    for _ in range(num_merges):
-        pair_counts = count_pairs(vocab)
-        best = max(pair_counts, key=lambda p: (pair_counts[p], p))
-        merges.append(best)
-        vocab = merge_vocab(best, vocab)
-    return merges
-""",
+        "no-early-stop": _SAMPLE["no-early-stop"]["train_bpe"],
         # while len(merges) < num_merges - 1: one merge too few.
         "one-too-few": """
 def train_bpe(word_freqs, num_merges):
@@ -208,16 +169,7 @@ def train_bpe(word_freqs, num_merges):
 
 CORRECT: dict[str, dict[str, str]] = {
     "count_pairs": {
-        "counter": """
-from collections import Counter
-
-def count_pairs(vocab):
-    counts = Counter()
-    for word, freq in vocab.items():
-        for pair in zip(word, word[1:]):
-            counts[pair] += freq
-    return counts
-""",
+        "counter": _SAMPLE["correct-counter"]["count_pairs"],
         "defaultdict-prints": """
 from collections import defaultdict
 

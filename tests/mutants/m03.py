@@ -5,7 +5,10 @@ a mutant of ``best_pair`` loses points on its own cells only. Mutants of the tra
 the cell above holds a correct one.
 """
 
+from autograder import sample_class
+
 ASSIGNMENT = "03_tie_breaks"
+_SAMPLE = sample_class.students()[ASSIGNMENT]  # student code shared with the sample class
 
 _MERGE_ALL = """
 def {name}(corpus, pair):
@@ -101,26 +104,9 @@ def {name}({args}):
 MUTANTS: dict[str, dict[str, str]] = {
     "best_pair": {
         # "largest" as min of (-count, pair) and "smallest" as max of (count, pair): both directions swapped.
-        "directions-swapped": """
-def best_pair(pair_counts, tie_break):
-    if tie_break == "largest":
-        return min(pair_counts, key=lambda p: (-pair_counts[p], p))
-    elif tie_break == "smallest":
-        return max(pair_counts, key=lambda p: (pair_counts[p], p))
-    else:
-        return max(pair_counts, key=pair_counts.get)
-""",
+        "directions-swapped": _SAMPLE["tie-direction-swapped"]["best_pair"],
         # Compares the joined strings a + b instead of the tuples.
-        "joined-strings": """
-def best_pair(pair_counts, tie_break):
-    if tie_break == "first":
-        return max(pair_counts, key=pair_counts.get)
-    top = max(pair_counts.values())
-    tied = [p for p in pair_counts if pair_counts[p] == top]
-    if tie_break == "largest":
-        return max(tied, key=lambda p: p[0] + p[1])
-    return min(tied, key=lambda p: p[0] + p[1])
-""",
+        "joined-strings": _SAMPLE["joined-strings"]["best_pair"],
         # ">=" in the loop: on a tie the pair seen last wins, for every tie-break.
         "last-seen-wins": """
 def best_pair(pair_counts, tie_break):
@@ -147,37 +133,7 @@ def best_pair(pair_counts, tie_break):
     },
     "bpe_train": {
         # Remembers the order in which pairs were first seen in round one, instead of this round's scan.
-        "stale-first-seen": """
-def bpe_train(word_freqs, num_merges):
-    vocab = {tuple(key.split()): freq for key, freq in word_freqs.items()}
-    first_seen = {}  # pair -> when we saw it first
-    merges = []
-    for _ in range(num_merges):
-        counts = {}
-        for symbols, freq in vocab.items():
-            for pair in zip(symbols, symbols[1:]):
-                counts[pair] = counts.get(pair, 0) + freq
-                if pair not in first_seen:
-                    first_seen[pair] = len(first_seen)
-        if not counts:
-            break
-        top = max(counts.values())
-        best = min([p for p in counts if counts[p] == top], key=lambda p: first_seen[p])
-        merges.append(best)
-        new_vocab = {}
-        for symbols, freq in vocab.items():
-            out, i = [], 0
-            while i < len(symbols):
-                if tuple(symbols[i:i + 2]) == best:
-                    out.append(best[0] + best[1])
-                    i += 2
-                else:
-                    out.append(symbols[i])
-                    i += 1
-            new_vocab[tuple(out)] = new_vocab.get(tuple(out), 0) + freq
-        vocab = new_vocab
-    return merges
-""",
+        "stale-first-seen": _SAMPLE["stale-first-seen"]["bpe_train"],
         # Walks over the key character by character: "</w>" falls apart into "<", "/", "w", ">".
         "marker-split-to-chars": _train(symbols='tuple(ch for ch in key if ch != " ")'),
         # Glues the marker to the last letter: "h u g </w>" becomes ("h", "u", "g</w>").
@@ -292,37 +248,7 @@ def learn_bpe(word_counts, merges):
     return rules
 """,
         # Lists of symbols changed in place, sorting to rank, lists as rules, progress prints.
-        "lists-sorted-prints": """
-def learn_bpe(word_counts, merges):
-    words = [[list(word), count] for word, count in word_counts.items()]
-    rules = []
-    while len(rules) < merges:
-        counts = {}
-        for symbols, count in words:
-            for i in range(len(symbols) - 1):
-                pair = (symbols[i], symbols[i + 1])
-                counts[pair] = counts.get(pair, 0) + count
-        if len(counts) == 0:
-            print("no pairs left after", len(rules), "merges")
-            break
-        ranked = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
-        a, b = ranked[0][0]
-        rules.append([a, b])
-        print("round", len(rules), "merge", a, b, "count", ranked[0][1])
-        for entry in words:
-            symbols = entry[0]
-            new = []
-            i = 0
-            while i < len(symbols):
-                if i + 1 < len(symbols) and symbols[i] == a and symbols[i + 1] == b:
-                    new.append(a + b)
-                    i += 2
-                else:
-                    new.append(symbols[i])
-                    i += 1
-            entry[0] = new
-    return rules
-""",
+        "lists-sorted-prints": _SAMPLE["correct-loops"]["learn_bpe"],
         # Uses the learner's best_pair, a Counter and a recursive merge of one word.
         "counter-best-pair": """
 from collections import Counter

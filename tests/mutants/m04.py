@@ -4,7 +4,10 @@ The source notebook's solutions are self-contained (``apply_bpe`` uses the given
 fill the other cells as they are.
 """
 
+from autograder import sample_class
+
 ASSIGNMENT = "04_apply_bpe"
+_SAMPLE = sample_class.students()[ASSIGNMENT]  # student code shared with the sample class
 
 FILLERS: dict[str, str] = {}
 
@@ -42,22 +45,7 @@ def apply_bpe(word, merges):
 MUTANTS: dict[str, dict[str, str]] = {
     "apply_bpe": {
         # Replays the table in order where rank is asked: right on trained tables, wrong on hand-made ones.
-        "by-replay": """
-def apply_bpe(word, merges):
-    symbols = list(get_word_symbols(word))
-    for a, b in merges:
-        merged = []
-        i = 0
-        while i < len(symbols):
-            if i + 1 < len(symbols) and symbols[i] == a and symbols[i + 1] == b:
-                merged.append(a + b)
-                i += 2
-            else:
-                merged.append(symbols[i])
-                i += 1
-        symbols = merged
-    return symbols
-""",
+        "by-replay": _SAMPLE["apply-by-replay"]["apply_bpe"],
         # Sweeps left to right merging any pair of the table until nothing changes: the ranks are ignored.
         "greedy-sweep": """
 def apply_bpe(word, merges):
@@ -76,42 +64,9 @@ def apply_bpe(word, merges):
     return symbols
 """,
         # Merges only the leftmost occurrence of the best pair, then chooses again.
-        "leftmost-only": """
-def apply_bpe(word, merges):
-    ranks = {}
-    for i, pair in enumerate(merges):
-        if pair not in ranks:
-            ranks[pair] = i
-    symbols = list(get_word_symbols(word))
-    while True:
-        pairs = list(zip(symbols, symbols[1:]))
-        known = [p for p in pairs if p in ranks]
-        if not known:
-            return symbols
-        best = min(known, key=lambda p: ranks[p])
-        i = pairs.index(best)
-        symbols = symbols[:i] + [best[0] + best[1]] + symbols[i + 2:]
-""",
+        "leftmost-only": _SAMPLE["merge-leftmost-only"]["apply_bpe"],
         # Ranks from a dict comprehension: a pair listed twice gets its last rank.
-        "last-duplicate-wins": """
-def apply_bpe(word, merges):
-    ranks = {pair: i for i, pair in enumerate(merges)}
-    symbols = list(get_word_symbols(word))
-    while len(symbols) > 1:
-        best = min(zip(symbols, symbols[1:]), key=lambda p: ranks.get(p, len(merges)))
-        if best not in ranks:
-            break
-        out, i = [], 0
-        while i < len(symbols):
-            if tuple(symbols[i:i + 2]) == best:
-                out.append(symbols[i] + symbols[i + 1])
-                i += 2
-            else:
-                out.append(symbols[i])
-                i += 1
-        symbols = out
-    return symbols
-""",
+        "last-duplicate-wins": _SAMPLE["last-duplicate-wins"]["apply_bpe"],
     },
     "encode": {
         # "encode is apply_bpe without the marker": by rank where replay is asked.
@@ -119,22 +74,7 @@ def apply_bpe(word, merges):
             "START", "list(word)"
         ),
         # Sweeps left to right merging any pair that is a rule, until nothing changes: the order is lost.
-        "greedy-sweep": """
-def encode(word, rules):
-    rule_set = set(rules)
-    symbols = list(word)
-    changed = True
-    while changed:
-        changed = False
-        i = 0
-        while i < len(symbols) - 1:
-            if (symbols[i], symbols[i + 1]) in rule_set:
-                symbols[i:i + 2] = [symbols[i] + symbols[i + 1]]
-                changed = True
-            else:
-                i += 1
-    return symbols
-""",
+        "greedy-sweep": _SAMPLE["encode-greedy-sweep"]["encode"],
         # Starts from get_word_symbols, the marker of apply_bpe.
         "with-marker": _MERGE_EVERYWHERE
         + """
@@ -148,11 +88,7 @@ def encode(word, rules):
     },
     "disagreeing_merges": {
         # The table of the "abc" example, returned for every word.
-        "one-table-for-all": """
-def disagreeing_merges(word):
-    # ab c is listed before a b: rank builds abc, replay stops at ab c
-    return [("ab", "c"), ("a", "b")]
-""",
+        "one-table-for-all": _SAMPLE["counterexample-one-word"]["disagreeing_merges"],
         # The rules in learned order: rank and replay agree on them.
         "learned-order": """
 def disagreeing_merges(word):
@@ -170,36 +106,7 @@ def disagreeing_merges(word):
 CORRECT: dict[str, dict[str, str]] = {
     "apply_bpe": {
         # GPT-2's loop: min with float("inf"), jump to the next first symbol with index().
-        "gpt2-style": """
-def apply_bpe(word, merges):
-    bpe_ranks = {}
-    for rank, (a, b) in enumerate(merges):
-        if (a, b) not in bpe_ranks:
-            bpe_ranks[(a, b)] = rank
-    word = get_word_symbols(word)
-    while len(word) > 1:
-        bigram = min(zip(word, word[1:]), key=lambda p: bpe_ranks.get(p, float("inf")))
-        if bigram not in bpe_ranks:
-            break
-        first, second = bigram
-        new_word = []
-        i = 0
-        while i < len(word):
-            if first not in word[i:]:
-                new_word.extend(word[i:])
-                break
-            j = word.index(first, i)
-            new_word.extend(word[i:j])
-            i = j
-            if i < len(word) - 1 and word[i + 1] == second:
-                new_word.append(first + second)
-                i += 2
-            else:
-                new_word.append(word[i])
-                i += 1
-        word = tuple(new_word)
-    return list(word)
-""",
+        "gpt2-style": _SAMPLE["correct-gpt2-style"]["apply_bpe"],
         # A helper, setdefault for the first rank, progress prints.
         "helper-prints": _BY_RANK.replace("START", "list(get_word_symbols(word))").replace(
             "    return symbols\n", '    print(word, "->", symbols)\n    return symbols\n'
@@ -231,22 +138,7 @@ def apply_bpe(word, merges):
     },
     "encode": {
         # functools.reduce over the rules, a recursive merge, a progress print.
-        "reduce-recursive-prints": """
-from functools import reduce
-
-
-def join_all(symbols, a, b):
-    if len(symbols) < 2:
-        return list(symbols)
-    if symbols[0] == a and symbols[1] == b:
-        return [a + b] + join_all(symbols[2:], a, b)
-    return [symbols[0]] + join_all(symbols[1:], a, b)
-
-
-def encode(word, rules):
-    print("encoding", word, "with", len(rules), "rules")
-    return reduce(lambda symbols, rule: join_all(symbols, rule[0], rule[1]), rules, list(word))
-""",
+        "reduce-recursive-prints": _SAMPLE["correct-gpt2-style"]["encode"],
         # Slice assignment on its own list: after a merge at i, the next look is at the symbol after it.
         "slice-assignment": """
 def encode(word, rules):
