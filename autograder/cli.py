@@ -70,7 +70,7 @@ def _print_result(result: grading.Result, indent: str = "") -> None:
         mark = "PASS" if cell.points >= cell.max_points else "FAIL"
         print(f"{indent}  {mark}  {cell.exercise:<22} {cell.grade_id:<34} {cell.points:g} / {cell.max_points:g}")
         if cell.message and cell.points < cell.max_points:
-            for line in cell.message.splitlines()[:4]:
+            for line in [*cell.message.splitlines()[:4], *cell.where]:
                 print(f"{indent}          {line}")
 
 

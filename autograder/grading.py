@@ -49,6 +49,7 @@ class CellResult:
     max_points: float
     message: str = ""
     exercise: str = ""
+    where: list[str] = field(default_factory=list)  # lines of the student's cells the error passed through
 
 
 @dataclass
@@ -202,13 +203,18 @@ def _error_message(cell: nbformat.NotebookNode) -> str:
     for output in cell.get("outputs", []):
         if output.get("output_type") == "error":
             value = _ANSI.sub("", output.get("evalue", "")).strip()
-            message = f"{output.get('ename', 'Error')}: {value}" if value else output.get("ename", "Error")
-            # where the error came from in the student's own cells (autograder.judge adds these lines)
-            where = [line.strip() for line in output.get("traceback", []) if "of your cell" in line]
-            return "\n".join([message, *where[-2:]])
+            return f"{output.get('ename', 'Error')}: {value}" if value else output.get("ename", "Error")
         if output.get("output_type") == "stream" and output.get("name") == "stderr":
             return "wrote to stderr: " + _ANSI.sub("", output.get("text", "")).strip()[:300]
     return ""
+
+
+def _where(cell: nbformat.NotebookNode) -> list[str]:
+    """The lines of the student's own cells an error passed through (``autograder.judge`` puts them in tracebacks)."""
+    for output in cell.get("outputs", []):
+        if output.get("output_type") == "error":
+            return [line.strip()[:300] for line in output.get("traceback", []) if "of your cell" in line][-3:]
+    return []
 
 
 def read_results(workspace: Workspace, submission: Submission) -> list[CellResult]:
@@ -216,13 +222,15 @@ def read_results(workspace: Workspace, submission: Submission) -> list[CellResul
     from nbgrader.api import Gradebook
 
     autograded = workspace.autograded_path(submission.student, submission.assignment)
-    messages = {}
+    messages: dict[str, str] = {}
+    where: dict[str, list[str]] = {}
     if autograded.exists():
         nb = nbformat.read(autograded, 4)
         for cell in nb.cells:
             meta = cell.metadata.get("nbgrader", {})
             if meta.get("grade") and cell.cell_type == "code":
                 messages[meta.get("grade_id")] = _error_message(cell)
+                where[meta.get("grade_id")] = _where(cell)
     cells = []
     exercise_of = exercises(workspace.course_root, submission.assignment)
     with Gradebook(workspace.db_url) as gradebook:
@@ -233,7 +241,14 @@ def read_results(workspace: Workspace, submission: Submission) -> list[CellResul
             points = float(grade.score or 0)
             message = messages.get(grade.name, "")
             cells.append(
-                CellResult(grade.name, points, float(grade.max_score), message, exercise_of.get(grade.name, grade.name))
+                CellResult(
+                    grade.name,
+                    points,
+                    float(grade.max_score),
+                    message,
+                    exercise_of.get(grade.name, grade.name),
+                    where.get(grade.name, []),
+                )
             )
     return cells
 
