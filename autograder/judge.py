@@ -40,11 +40,13 @@ from nbgrader.api import Gradebook
 from nbgrader.preprocessors import NbGraderPreprocessor
 from traitlets import Bool, Float
 
-from .judge_worker import Unreadable, decode, encode
+from .judge_worker import Unreadable, encode
 from .limits import LimitedKernelManager, bubblewrap, limited_command, sandbox_argv
 
 WORKER_SOURCE = (Path(__file__).with_name("judge_worker.py")).read_text(encoding="utf-8")
-MAX_REPLY_BYTES = 16 * 1024**2
+MAX_REPLY_BYTES = 4 * 1024**2
+MAX_ITEMS = 200_000
+"""Values (numbers, strings, containers) one answer may hold."""
 MAX_CELL_OUTPUT = 100_000
 
 
@@ -314,11 +316,67 @@ class Session:
         return _decoded(reply.get("value"))
 
 
+def decode_answer(data: Any) -> Any:
+    """Rebuild the value of a worker's answer, trusting nothing in it.
+
+    An answer is JSON from :func:`autograder.judge_worker.encode`. It may hold at most :data:`MAX_ITEMS` values,
+    and the keys of a dict (or the members of a set) must not be built to share one hash: thousands of keys with
+    equal hashes make a dict take quadratic time to fill, which would stall the grader, not the student's code.
+
+    Raises:
+        ValueError: an answer that is malformed, too large, or made of colliding keys.
+
+    Example:
+        >>> decode_answer({"d": [[{"t": ["a", "b"]}, 2]]})
+        {('a', 'b'): 2}
+    """
+    budget = [MAX_ITEMS]
+
+    def build(node: Any, depth: int) -> Any:
+        budget[0] -= 1
+        if budget[0] < 0 or depth > 100:
+            raise ValueError(f"an answer larger than {MAX_ITEMS:,} values or nested too deep")
+        if node is None or type(node) in (bool, int, float, str):
+            return node
+        if type(node) is list:
+            return [build(v, depth + 1) for v in node]
+        if type(node) is not dict or len(node) != 1:
+            raise ValueError("an answer that is not plain data")
+        ((tag, body),) = node.items()
+        if tag == "b" and type(body) is str:
+            return body.encode("latin-1")
+        if type(body) is not list:
+            raise ValueError("an answer that is not plain data")
+        if tag == "t":
+            return tuple(build(v, depth + 1) for v in body)
+        if tag == "d":
+            if not all(type(pair) is list and len(pair) == 2 for pair in body):
+                raise ValueError("an answer that is not plain data")
+            keys = _distinct_hashes([build(k, depth + 1) for k, _ in body])
+            return dict(zip(keys, (build(v, depth + 1) for _, v in body)))
+        if tag == "s":
+            return set(_distinct_hashes([build(v, depth + 1) for v in body]))
+        raise ValueError(f"an answer with an unknown tag {str(tag)[:20]!r}")
+
+    return build(data, 0)
+
+
+def _distinct_hashes(keys: list[Any]) -> list[Any]:
+    """``keys``, if they can be the keys of a dict without many sharing a hash (else ``ValueError``)."""
+    try:
+        hashes = {hash(k) for k in keys}
+    except TypeError:
+        raise ValueError("an answer with a key that cannot be a dict key") from None
+    if len(keys) > 64 and len(hashes) < len(keys) // 2:
+        raise ValueError(f"an answer whose {len(keys):,} keys share {len(hashes):,} hashes (built to collide)")
+    return keys
+
+
 def _decoded(data: Any) -> Any:
     try:
-        return decode(data)
-    except Exception as exc:  # a garbled reply (or one forged by the student's code)
-        raise StudentError(f"an answer that cannot be read ({type(exc).__name__})") from None
+        return decode_answer(data)
+    except (ValueError, RecursionError, UnicodeError) as exc:  # a garbled reply, or one forged by the student's code
+        raise StudentError(f"an answer that cannot be read: {exc}"[:300]) from None
 
 
 def _opaque(info: Any) -> Opaque:

@@ -18,6 +18,7 @@ from autograder.judge import (
     ProcessDied,
     Session,
     StudentError,
+    decode_answer,
     free_names,
     judge_cells,
     run_test_cell,
@@ -56,10 +57,26 @@ plain = st.recursive(
 
 @given(plain)
 def test_plain_data_survives_the_trip(value):
-    back = decode(encode(value))
-    assert back == value and type(back) is type(value)
-    if isinstance(value, dict):
-        assert list(back) == list(value)  # order kept
+    for back in (decode(encode(value)), decode_answer(encode(value))):  # to the worker, and back to the grader
+        assert back == value and type(back) is type(value)
+        if isinstance(value, dict):
+            assert list(back) == list(value)  # order kept
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        {"d": [[k * (2**61 - 1), 0] for k in range(1, 5000)]},  # keys built to share one hash
+        {"s": [k * (2**61 - 1) for k in range(1, 5000)]},
+        [0] * 300_000,  # more values than an answer may hold
+        {"d": [[[1], 2]]},  # a list as a key
+        {"x": []},
+        {"t": [1], "d": []},
+    ],
+)
+def test_an_answer_built_to_stall_or_confuse_the_grader_is_refused(answer):
+    with pytest.raises(ValueError):
+        decode_answer(answer)
 
 
 def test_mappings_arrive_as_dicts_and_odd_values_are_refused():
