@@ -40,6 +40,7 @@ from nbgrader.api import Gradebook
 from nbgrader.preprocessors import NbGraderPreprocessor
 from traitlets import Bool, Float
 
+from .doctor import python_of
 from .judge_worker import Unreadable, encode
 from .limits import LimitedKernelManager, bubblewrap, limited_command, sandbox_argv
 
@@ -255,7 +256,7 @@ class Session:
     def run(self, cell_id: str, source: str) -> str:
         """Run one cell of the submission (magics do nothing); returns ``""`` or ``"Type: message"`` of what it
         raised."""
-        cell = {"id": cell_id, "source": _transform(source)}
+        cell = {"id": cell_id, "source": python_of(source)}
         try:
             reply = self._request({"op": "run", "cells": [cell]}, self.cell_timeout)
         except _WorkerTimeout:
@@ -439,16 +440,6 @@ def free_names(source: str) -> list[str]:
     return sorted(free - set(dir(builtins)))
 
 
-def _transform(source: str) -> str:
-    """IPython's own translation of magics and shell escapes into Python (``get_ipython().run_line_magic``)."""
-    from IPython.core.inputtransformer2 import TransformerManager
-
-    try:
-        return TransformerManager().transform_cell(source)
-    except Exception:
-        return source
-
-
 def _error_output(exc: BaseException, source: str) -> NotebookNode:
     name = type(exc).__name__
     value = str(exc)
@@ -511,7 +502,7 @@ def judge_cells(cells: list[NotebookNode], tests: Mapping[str, str], session: Se
         grade_id = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
         if grade_id in tests:  # judged by the trusted source, whatever the submission's cell holds
             try:
-                results[index] = run_test_cell(session, _transform(tests[grade_id]))
+                results[index] = run_test_cell(session, python_of(tests[grade_id]))
             except OutOfTime as exc:
                 results[index] = [_error_output(exc, "")]
         elif cell.get("source", "").strip():
