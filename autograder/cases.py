@@ -3,10 +3,16 @@
 Every generator takes no argument and returns the same list on every run (a fixed ``random.Random``
 seed), so regrading gives identical scores and messages. Inputs stay inside what the notebooks promise:
 counts are positive ints, words are non-empty strings, ``num_merges >= 0``.
+
+The seed is public (this package is), so a learner could compute every generated input and its answer. An
+instructor who grades for marks sets a private seed in the environment, ``BPE_COURSE_SEED=<number>``, for
+every ``grade`` run of the course: the generated inputs are then unknown to students, and still the same on
+every regrade. Student code never sees the variable (the sandbox and the worker clear the environment).
 """
 
 from __future__ import annotations
 
+import os
 import random
 from collections.abc import Iterator
 
@@ -14,7 +20,20 @@ from bpe_ref import END_OF_WORD
 
 from .harness import Case
 
-SEED = 20161  # Sennrich et al., 2016
+PUBLIC_SEED = 20161  # Sennrich et al., 2016
+
+
+def _seed() -> int:
+    text = os.environ.get("BPE_COURSE_SEED", "").strip()
+    if not text:
+        return PUBLIC_SEED
+    try:
+        return int(text)
+    except ValueError:
+        raise ValueError(f"BPE_COURSE_SEED must be a whole number, not {text!r}") from None
+
+
+SEED = _seed()
 
 # ---------------------------------------------------------------------------------------------------------------
 # 01: lists of ids

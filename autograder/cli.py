@@ -116,6 +116,7 @@ def cmd_grade(args: argparse.Namespace) -> int:
         limits=_limits(args),
         gradebook_url=args.db_url,
         progress=_progress("grading"),
+        class_folder=Path(args.submissions),
     )
     _summary(results, out)
     return 0

@@ -468,6 +468,7 @@ def grade(
     limits: dict | None = None,
     gradebook_url: str | None = None,
     progress: Callable[[int], Any] | None = None,
+    class_folder: Path | None = None,
 ) -> list[Result]:
     """Autograde ``submissions`` with nbgrader under ``out/``; write feedback, grade files and one gradebook.
 
@@ -491,6 +492,8 @@ def grade(
             several machines (``--shard``) can grade into it at once.
         progress: called with the number of submissions to grade; returns a bar with ``update(1)`` and
             ``close()``, e.g. ``lambda n: tqdm(total=n)``.
+        class_folder: the folder the submissions were found in, hidden from student code as a whole (with
+            ``--shard``, ``submissions`` is only a share of it).
 
     Returns:
         One :class:`Result` per submission, in the order given. A submission that cannot be graded has
@@ -528,7 +531,7 @@ def grade(
         if bar is not None:
             bar.update(1)
 
-    limits = {**_sandbox_paths(course_root, out, submissions), **(limits or {})}
+    limits = {**_sandbox_paths(course_root, out, submissions, class_folder), **(limits or {})}
     template = out / "course" / "template"
     if todo and (gradebook_url or not (template / "gradebook.db").exists()):
         error = Workspace.create(course_root, template, limits, gradebook_url).prepare(names)
@@ -564,7 +567,9 @@ def grade(
     return ordered
 
 
-def _sandbox_paths(course_root: Path, out: Path, submissions: list[Submission]) -> dict:
+def _sandbox_paths(
+    course_root: Path, out: Path, submissions: list[Submission], class_folder: Path | None = None
+) -> dict:
     """What sandboxed student code must not see: sources, release, history, outputs, submissions, the cache, and the
     grading user's home folder (keys, credentials; the Python installation in it stays readable)."""
     hidden = [course_root / name for name in ("solutions", "notebooks", ".git", "submitted", "autograded", "feedback")]
@@ -573,8 +578,14 @@ def _sandbox_paths(course_root: Path, out: Path, submissions: list[Submission]) 
     # the course itself (a notebook checked in /tmp, or in a folder above the course)
     needed = [course_root.resolve(), Path(sys.prefix).resolve(), Path(sys.base_prefix).resolve()]
     folders = {s.path.resolve().parent.parent for s in submissions} | {s.path.resolve().parent for s in submissions}
+    if class_folder is not None:
+        folders.add(class_folder.resolve())
     hidden += sorted(f for f in folders if not any(n == f or f in n.parents for n in needed))
-    return {"LimitedKernelManager.hidden_paths": [str(p) for p in hidden]}
+    # the worker that runs the code for the scores needs nothing of the course (the kernel imports its packages)
+    return {
+        "LimitedKernelManager.hidden_paths": [str(p) for p in hidden],
+        "JudgeTests.worker_hidden_paths": [str(course_root.resolve())],
+    }
 
 
 def merge_gradebooks(course_root: Path, out: Path, journal: Journal, moved, names: list[str]) -> Path:
@@ -627,12 +638,12 @@ def write_grades(results: list[Result], out: Path) -> None:
         writer = csv.writer(handle)
         writer.writerow(["student_id", "assignment", "score", "max_score", "status", "error", "problems"])
         for r in results:
-            row = [r.submission.student, r.submission.assignment, f"{r.score:g}", f"{r.max_score:g}", r.status]
+            row = [_cell(r.submission.student), r.submission.assignment, f"{r.score:g}", f"{r.max_score:g}", r.status]
             writer.writerow(row + [_cell(r.error), _cell(" | ".join(r.problems))])
     with open(out / "exercise_grades.csv", "w", newline="", encoding="utf-8") as handle:
         writer = csv.writer(handle)
         writer.writerow(["student_id", "assignment", "exercise", "test_cell", "points", "max_points", "message"])
         for r in results:
             for c in r.cells:
-                row = [r.submission.student, r.submission.assignment, c.exercise, c.grade_id]
+                row = [_cell(r.submission.student), r.submission.assignment, c.exercise, c.grade_id]
                 writer.writerow(row + [f"{c.points:g}", f"{c.max_points:g}", _cell(c.message)])

@@ -38,17 +38,18 @@ from typing import Any
 from nbformat.notebooknode import NotebookNode
 from nbgrader.api import Gradebook
 from nbgrader.preprocessors import NbGraderPreprocessor
-from traitlets import Bool, Float
+from traitlets import Bool, Float, List, Unicode
 
 from .doctor import python_of
 from .judge_worker import Unreadable, encode
-from .limits import LimitedKernelManager, bubblewrap, limited_command, sandbox_argv
+from .limits import KEPT_ENVIRONMENT, LimitedKernelManager, bubblewrap, limited_command, sandbox_argv
 
 WORKER_SOURCE = (Path(__file__).with_name("judge_worker.py")).read_text(encoding="utf-8")
 MAX_REPLY_BYTES = 4 * 1024**2
 MAX_ITEMS = 200_000
 """Values (numbers, strings, containers) one answer may hold."""
 MAX_CELL_OUTPUT = 100_000
+MAX_MESSAGE = 2_000
 
 
 class StudentError(Exception):
@@ -140,6 +141,7 @@ class Worker:
             stderr=subprocess.DEVNULL,
             cwd=workdir,
             start_new_session=True,
+            env={name: os.environ[name] for name in KEPT_ENVIRONMENT if name in os.environ},  # no secrets
         )
         os.set_blocking(self.process.stdin.fileno(), False)
         self._buffer = bytearray()
@@ -266,7 +268,8 @@ class Session:
         except ValueError as exc:
             return f"ValueError: {exc}"
         self.loaded.append(cell)
-        return str(reply.get("errors", {}).get(cell_id, ""))
+        errors = reply.get("errors")
+        return str(errors.get(cell_id, ""))[:MAX_MESSAGE] if isinstance(errors, dict) else ""
 
     def lookup(self, names: Iterable[str]) -> dict[str, Any]:
         """The submission's values of ``names``: a :class:`RemoteFunction` for a function; absent names left out."""
@@ -442,7 +445,7 @@ def free_names(source: str) -> list[str]:
 
 def _error_output(exc: BaseException, source: str) -> NotebookNode:
     name = type(exc).__name__
-    value = str(exc)
+    value = str(exc)[:MAX_MESSAGE]  # an assert's message may show a huge returned value
     lines = ["Traceback (most recent call last):"]
     frame = exc.__traceback__
     where = None
@@ -518,8 +521,9 @@ def judge_cells(cells: list[NotebookNode], tests: Mapping[str, str], session: Se
 
 
 def worker_command(memory: int, cpu: int, sandbox: list[str] | None) -> list[str]:
-    """The argv that starts a worker: ``sandbox`` (a ``bwrap`` prefix, or ``None``), limits, ``python -I -c``."""
-    command = limited_command([sys.executable, "-I", "-c", WORKER_SOURCE], memory, cpu)
+    """The argv that starts a worker: ``sandbox`` (a ``bwrap`` prefix, or ``None``), limits, ``python -I -S -c``
+    (isolated mode, no site-packages: the standard library only)."""
+    command = limited_command([sys.executable, "-I", "-S", "-c", WORKER_SOURCE], memory, cpu)
     return [*(sandbox or []), *command]
 
 
@@ -537,6 +541,9 @@ class JudgeTests(NbGraderPreprocessor):
     call_timeout = Float(10.0, help="seconds per call of a student function in a test cell").tag(config=True)
     cell_timeout = Float(120.0, help="seconds per cell of the submission").tag(config=True)
     notebook_timeout = Float(600.0, help="seconds for all of a notebook's cells and tests").tag(config=True)
+    worker_hidden_paths = List(
+        Unicode(), [], help="paths hidden from the worker besides the kernel's (`grade` adds the course folder)"
+    ).tag(config=True)
 
     def preprocess(self, nb: NotebookNode, resources: dict) -> tuple[NotebookNode, dict]:
         if not self.enabled:
@@ -557,7 +564,7 @@ class JudgeTests(NbGraderPreprocessor):
             cell_timeout=self.cell_timeout,
             notebook_timeout=self.notebook_timeout,
         ) as session:
-            hidden = [*limits["hidden_paths"], *_package_dirs()]
+            hidden = [*limits["hidden_paths"], *_package_dirs(), *self.worker_hidden_paths]
             prefix = sandbox_argv(bwrap, session.workdir, hidden) if bwrap else None
             session.command = worker_command(limits["memory_limit"], limits["cpu_limit"], prefix)
             for index, outputs in judge_cells(nb.cells, tests, session).items():
@@ -580,7 +587,13 @@ def _solution_ids(notebook: Any) -> set[str]:
 
 
 def _package_dirs() -> list[str]:
+    """Every copy of the course's packages the worker could reach: the grader's, and any in site-packages."""
+    import site
+
     import autograder
     import bpe_ref
 
-    return [os.path.dirname(m.__file__) for m in (autograder, bpe_ref)]
+    found = [os.path.dirname(m.__file__) for m in (autograder, bpe_ref)]
+    for folder in [*site.getsitepackages(), site.getusersitepackages()]:
+        found += [os.path.join(folder, name) for name in ("autograder", "bpe_ref")]
+    return [path for path in found if os.path.exists(path)]

@@ -38,6 +38,9 @@ KEPT_ENVIRONMENT = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "PYTHONPATH", "PYTHONI
                     "NBGRADER_VALIDATING", "JPY_SESSION_NAME")  # fmt: skip
 """What a sandboxed kernel keeps of the grader's environment (no secrets, no JPY_PARENT_PID: PID 1 is bwrap)."""
 
+PRIVATE_ENVIRONMENT = ("BPE_COURSE_SEED",)
+"""Variables student code never gets, even with the sandbox off."""
+
 
 def parse_size(text: str) -> int:
     """``"2G"``, ``"512M"``, ``"1048576"`` -> bytes.
@@ -137,7 +140,7 @@ def sandbox_argv(
     # Python and the course's packages stay readable where they live under /tmp or a hidden folder (a home
     # folder with pyenv, a virtual environment, a clone in /tmp); hidden paths inside them are hidden again.
     covers = ["/tmp", *hidden]
-    kept = [r for r in _code_roots() if any(r.startswith(c.rstrip("/") + "/") for c in covers)]
+    kept = [r for r in _code_roots() if r not in hidden and any(r.startswith(c.rstrip("/") + "/") for c in covers)]
     for keep in kept:
         argv += ["--ro-bind", keep, keep]
     _hide(argv, [p for p in hidden if any(p.startswith(k.rstrip("/") + "/") for k in kept)])
@@ -237,6 +240,22 @@ class LimitedKernelManager(AsyncKernelManager):
     cleanup_resources = _async_cleanup_resources
 
 
+MAX_ERROR_TEXT = 10_000
+"""Characters kept of an error's message, and of each line of its traceback (the last 60 lines are kept)."""
+
+
+def _short_error(content: dict) -> dict:
+    """An error message's content with its value and traceback cut to :data:`MAX_ERROR_TEXT` characters a piece
+    (``raise ValueError("x" * 10**8)`` must not make a 100 MB notebook)."""
+    content = dict(content)
+    content["evalue"] = str(content.get("evalue", ""))[:MAX_ERROR_TEXT]
+    traceback = content.get("traceback", [])
+    content["traceback"] = [str(line)[:MAX_ERROR_TEXT] for line in (traceback if isinstance(traceback, list) else [])][
+        -60:
+    ]
+    return content
+
+
 class LimitedExecute(Execute):
     """nbgrader's ``Execute`` with :class:`LimitedKernelManager` kernels and an output limit per cell."""
 
@@ -261,6 +280,8 @@ class LimitedExecute(Execute):
         # the kernel's own chatter ("To connect another client...") is not the grader's output
         kwargs.setdefault("stdout", subprocess.DEVNULL)
         kwargs.setdefault("stderr", subprocess.DEVNULL)
+        # the course's private seed (autograder.cases) stays with the grader, sandbox or not
+        kwargs["env"] = {k: v for k, v in kwargs.get("env", os.environ).items() if k not in PRIVATE_ENVIRONMENT}
         await super().async_start_new_kernel(**kwargs)
 
     start_new_kernel = run_sync(async_start_new_kernel)
@@ -349,7 +370,10 @@ class LimitedExecute(Execute):
             # nbgrader reads a test cell's execute_result as its score (partial credit): the course's hidden
             # tests never make one, so one there came from student code (sys.displayhook...). Drop it.
             return None
-        if not self.max_output_bytes or msg.get("msg_type") == "error":
+        if msg.get("msg_type") == "error":  # kept, whatever the budget, but cut to a readable size
+            msg = {**msg, "content": _short_error(msg.get("content", {}))}
+            return super().output(outs, msg, display_id, cell_index)
+        if not self.max_output_bytes:
             return super().output(outs, msg, display_id, cell_index)
         size = len(json.dumps(msg.get("content", {}), default=str))
         used = self._output_bytes.get(cell_index, 0)

@@ -113,6 +113,8 @@ FAKE_CHECKS_IMPORT = _code(
     """
 )
 
+READ_SEED = 'import os\nprint("SEED", os.environ.get("BPE_COURSE_SEED", "unseen"))'
+
 # attack -> (answers for the solution cells, or a function that edits the whole notebook)
 ANSWERS = {
     "attack-infinite-loop": {**GOOD, "get_pair_counts": "def get_pair_counts(ids):\n    while True:\n        pass"},
@@ -135,6 +137,11 @@ ANSWERS = {
         "get_pair_counts": GOOD["get_pair_counts"] + "\nimport os, signal\nos.kill(os.getpid(), signal.SIGKILL)",
     },
     "attack-output-flood": {**GOOD, "merge": GOOD["merge"] + '\nprint("x" * 100_000_000)'},
+    "attack-read-seed": {
+        **GOOD,
+        "merge": GOOD["merge"] + '\nimport os\nprint("SEED", os.environ.get("BPE_COURSE_SEED", "unseen"))',
+    },
+    "attack-huge-error": {**GOOD, "merge": GOOD["merge"] + '\nraise ValueError("x" * 30_000_000)'},
     "attack-read-hidden-tests": {**GOOD, "merge": GOOD["merge"] + "\n" + READ_HIDDEN_TESTS},
     "attack-gradebook-write": {**GOOD, "merge": GOOD["merge"] + "\n" + WRITE_GRADEBOOK},
     "attack-monkeypatched-checks": {
@@ -202,6 +209,8 @@ OUTCOMES = {
     "attack-os-exit": {"get_pair_counts": 4, "merge": 0},
     "attack-kill-kernel": {"get_pair_counts": 0, "merge": 4},
     "attack-output-flood": {"get_pair_counts": 4, "merge": 4},
+    "attack-huge-error": {"get_pair_counts": 4, "merge": 4},
+    "attack-read-seed": {"get_pair_counts": 4, "merge": 4},
     "attack-read-hidden-tests": {"get_pair_counts": 4, "merge": 4},
     "attack-gradebook-write": {"get_pair_counts": 4, "merge": 4},
     "attack-monkeypatched-checks": {"get_pair_counts": 4, "merge": 2},  # the visible asserts still catch it

@@ -1,11 +1,12 @@
 """One grade run over the honest sample class of 01 plus every attack: each attack stopped or flagged as expected."""
 
 import csv
+import os
 
 import nbformat
 import pytest
 
-from autograder import grading, sample_class
+from autograder import cases, grading, sample_class
 from autograder.limits import bubblewrap
 
 from . import adversarial
@@ -31,7 +32,11 @@ def batch(tmp_path_factory, course_root):
         "LimitedKernelManager.memory_limit": 1024**3,
         "LimitedExecute.max_output_bytes": 200_000,
     }
-    results = grading.grade(course_root, submissions, out, jobs=2, resume=False, limits=limits)
+    os.environ["BPE_COURSE_SEED"] = str(cases.SEED)  # a course's private seed (the same value: same scores)
+    try:
+        results = grading.grade(course_root, submissions, out, jobs=2, resume=False, limits=limits)
+    finally:
+        del os.environ["BPE_COURSE_SEED"]
     return {r.submission.student: r for r in results}, out
 
 
@@ -94,12 +99,23 @@ def test_output_flood_is_cut_to_the_limit(batch):
     assert "OutputLimitExceeded" in graded.read_text(encoding="utf-8")
 
 
+def test_a_huge_error_message_is_cut(batch):
+    _, out = batch
+    graded = out / "course" / "autograded" / "attack-huge-error" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
+    assert graded.stat().st_size < 1_000_000 and "ValueError" in graded.read_text(encoding="utf-8")
+
+
 def test_a_sleep_in_every_cell_uses_up_the_notebook_budget_once(batch):
     results, out = batch
     messages = [c.message for c in results["attack-sleep-in-every-cell"].cells]
     assert all(messages) and any("used up its 25 s" in m for m in messages), messages
     graded = out / "course" / "autograded" / "attack-sleep-in-every-cell" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
     assert "NotebookTimeout" in graded.read_text(encoding="utf-8")  # the kernel stopped running cells too
+
+
+def test_student_code_never_sees_the_private_seed(batch):
+    _, out = batch
+    assert "SEED unseen" in _outputs(out, "attack-read-seed")
 
 
 def _outputs(out, student):

@@ -1,6 +1,7 @@
 """The hidden checks: correct code in any style passes, typical mistakes fail with a short, exact message."""
 
 import copy
+import os
 from collections import Counter, defaultdict
 
 import pytest
@@ -279,3 +280,19 @@ def test_checks_do_not_change_the_arguments_they_pass_to_the_reference():
     with pytest.raises(CheckFailed, match="changed its argument"):
         checks.check_get_pair_counts(record, "basic")
     assert seen and seen[0]
+
+
+def test_a_private_seed_changes_the_generated_inputs_and_nothing_else():
+    import subprocess
+    import sys
+
+    code = "from autograder import cases; print(cases.SEED, repr(cases.merge_cases('basic')[-1].args))"
+    public, private = (
+        subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env={**os.environ, **extra}).stdout
+        for extra in ({"BPE_COURSE_SEED": ""}, {"BPE_COURSE_SEED": "7"})
+    )
+    assert public.split()[0] == "20161" and private.split()[0] == "7" and public != private
+    bad = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env={**os.environ, "BPE_COURSE_SEED": "x"}
+    )
+    assert "BPE_COURSE_SEED must be a whole number, not 'x'" in bad.stderr

@@ -28,6 +28,7 @@ from autograder.judge import (
 from autograder.judge_worker import decode, encode
 from autograder.limits import bubblewrap, sandbox_argv
 
+COURSE = Path(__file__).resolve().parents[2]
 GOOD_MERGE = sample_class.students()["01_pair_counts_and_merge"]["correct-loops"]["merge"]
 
 
@@ -252,6 +253,12 @@ def seen(path):
         return type(exc).__name__
 SEEN = seen({str(secret / "answers.txt")!r})
 KEY = seen({str(at_home / "key")!r})
+MUTANTS = seen({str(COURSE / "tests" / "mutants" / "m01.py")!r})
+try:
+    import nbformat
+    SITE = "importable"
+except ImportError:
+    SITE = "absent"
 try:
     socket.create_connection(("1.1.1.1", 53), timeout=2)
     NET = "open"
@@ -261,15 +268,16 @@ UID = os.getuid()
 """
     s = Session([])
     try:
-        hidden = [str(secret), str(Path.home())]
+        hidden = [str(secret), str(Path.home()), str(COURSE)]
         s.command = worker_command(1024**3, 60, sandbox_argv(bubblewrap(), s.workdir, hidden))
         assert s.run("probe", probe) == ""  # Python still runs, wherever it is installed
-        found = s.lookup(["SEEN", "KEY", "NET", "UID"])
+        found = s.lookup(["SEEN", "KEY", "NET", "UID", "MUTANTS", "SITE"])
     finally:
         s.close()
         shutil.rmtree(at_home)
     assert found["SEEN"] in ("FileNotFoundError", "PermissionError") and found["NET"] != "open"
     assert found["KEY"] in ("FileNotFoundError", "PermissionError")
+    assert found["MUTANTS"] in ("FileNotFoundError", "PermissionError") and found["SITE"] == "absent"
     assert found["UID"] == 65534 and os.getuid() != 65534
 
 
