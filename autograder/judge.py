@@ -521,9 +521,10 @@ def judge_cells(cells: list[NotebookNode], tests: Mapping[str, str], session: Se
 
 
 def worker_command(memory: int, cpu: int, sandbox: list[str] | None) -> list[str]:
-    """The argv that starts a worker: ``sandbox`` (a ``bwrap`` prefix, or ``None``), limits, ``python -I -S -c``
-    (isolated mode, no site-packages: the standard library only)."""
-    command = limited_command([sys.executable, "-I", "-S", "-c", WORKER_SOURCE], memory, cpu)
+    """The argv that starts a worker: ``sandbox`` (a ``bwrap`` prefix, or ``None``), limits, ``python -I -c``
+    (isolated mode: no user site, no ``PYTHONPATH``, not the working folder; installed packages such as numpy stay
+    importable, and the sandbox hides every installed copy of the course's own packages)."""
+    command = limited_command([sys.executable, "-I", "-c", WORKER_SOURCE], memory, cpu)
     return [*(sandbox or []), *command]
 
 

@@ -5,4 +5,4 @@ cd "$(dirname "$0")/.."
 ruff check .
 ruff format --check .
 python -m autograder release --check
-python -m pytest -n 2 --durations=10 tests solutions --nbval-lax "$@"
+python -m pytest -n 2 --dist loadfile --durations=10 tests solutions --nbval-lax "$@"

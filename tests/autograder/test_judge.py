@@ -18,6 +18,7 @@ from autograder.judge import (
     ProcessDied,
     Session,
     StudentError,
+    _package_dirs,
     decode_answer,
     free_names,
     judge_cells,
@@ -254,11 +255,13 @@ def seen(path):
 SEEN = seen({str(secret / "answers.txt")!r})
 KEY = seen({str(at_home / "key")!r})
 MUTANTS = seen({str(COURSE / "tests" / "mutants" / "m01.py")!r})
+import sys
+sys.meta_path = [f for f in sys.meta_path if type(f).__name__ != "_BlockCourse"]  # take the import guard away
 try:
-    import nbformat
-    SITE = "importable"
+    from bpe_ref import merge
+    REFERENCE = "importable"
 except ImportError:
-    SITE = "absent"
+    REFERENCE = "absent"
 try:
     socket.create_connection(("1.1.1.1", 53), timeout=2)
     NET = "open"
@@ -268,16 +271,16 @@ UID = os.getuid()
 """
     s = Session([])
     try:
-        hidden = [str(secret), str(Path.home()), str(COURSE)]
+        hidden = [str(secret), str(Path.home()), str(COURSE), *_package_dirs()]
         s.command = worker_command(1024**3, 60, sandbox_argv(bubblewrap(), s.workdir, hidden))
         assert s.run("probe", probe) == ""  # Python still runs, wherever it is installed
-        found = s.lookup(["SEEN", "KEY", "NET", "UID", "MUTANTS", "SITE"])
+        found = s.lookup(["SEEN", "KEY", "NET", "UID", "MUTANTS", "REFERENCE"])
     finally:
         s.close()
         shutil.rmtree(at_home)
     assert found["SEEN"] in ("FileNotFoundError", "PermissionError") and found["NET"] != "open"
     assert found["KEY"] in ("FileNotFoundError", "PermissionError")
-    assert found["MUTANTS"] in ("FileNotFoundError", "PermissionError") and found["SITE"] == "absent"
+    assert found["MUTANTS"] in ("FileNotFoundError", "PermissionError") and found["REFERENCE"] == "absent"
     assert found["UID"] == 65534 and os.getuid() != 65534
 
 
