@@ -57,7 +57,8 @@ def _meta(cell) -> dict:
 
 
 def _defined_functions(source: str) -> set[str]:
-    return set(re.findall(r"^\s*def\s+([A-Za-z_]\w*)\s*\(", source, re.M))
+    # [ \t]*, not \s*: \s would also eat newlines, and a cell of blank lines would take quadratic time
+    return set(re.findall(r"^[ \t]*def[ \t]+([A-Za-z_]\w*)[ \t]*\(", source, re.M))
 
 
 def examine(path: Path, source_path: Path, expected_name: str | None = None):
@@ -230,6 +231,43 @@ def _is_test(meta: dict) -> bool:
     return bool(meta.get("grade") and not meta.get("solution"))
 
 
+def _statement_starts(lines: list[str]):
+    """For each line, whether it starts a statement: not inside brackets, a string, or after a backslash.
+
+    A small scanner of brackets, quotes and comments, linear in the text; lines of IPython syntax are skipped
+    (they are not Python).
+    """
+    depth, quote, continued = 0, "", False
+    for line in lines:
+        starts = depth == 0 and not quote and not continued
+        yield starts
+        if starts and _MAGIC.match(line):
+            continue
+        i, n = 0, len(line)
+        while i < n:
+            c = line[i]
+            if quote:
+                if c == "\\":
+                    i += 2
+                    continue
+                if line.startswith(quote, i):
+                    i, quote = i + len(quote), ""
+                    continue
+            elif c == "#":
+                break
+            elif c in "\"'":
+                quote = line[i : i + 3] if line[i : i + 3] in ('"""', "'''") else c
+                i += len(quote) - 1
+            elif c in "([{":
+                depth += 1
+            elif c in ")]}":
+                depth = max(0, depth - 1)
+            i += 1
+        if quote in ('"', "'") and not line.endswith("\\"):
+            quote = ""  # a one-line string left open: a syntax error Python reports, not a continuation
+        continued = not quote and line.rstrip().endswith("\\")
+
+
 def python_of(source: str) -> str:
     r"""A cell's source as plain Python: each line of IPython syntax becomes ``pass`` (same indentation, same line
     numbers); a cell magic runs its body (``%%time``) or becomes ``pass`` (``%%bash``). Linear in the source's
@@ -248,8 +286,8 @@ def python_of(source: str) -> str:
             return "pass" + "\n" * (len(lines) - 1)
         lines[0] = ""
     out = []
-    for line in lines:
-        match = _MAGIC.match(line)
+    for line, starts in zip(lines, _statement_starts(lines)):
+        match = _MAGIC.match(line) if starts else None  # "!= x" continuing a bracket is Python, not a shell escape
         out.append(match.group(1) + "pass" if match else line)
     return "\n".join(out)
 

@@ -502,6 +502,7 @@ def grade(
     Example:
         >>> results = grade(root, find_submissions(root / "submitted", root), Path("out"), jobs=2)  # doctest: +SKIP
     """
+    out = out.resolve()  # nbgrader works from other folders: a relative --out would point elsewhere
     out.mkdir(parents=True, exist_ok=True)
     journal_path = out / "journal.jsonl"
     if not resume:
@@ -572,8 +573,11 @@ def _sandbox_paths(
 ) -> dict:
     """What sandboxed student code must not see: sources, release, history, outputs, submissions, the cache, and the
     grading user's home folder (keys, credentials; the Python installation in it stays readable)."""
-    hidden = [course_root / name for name in ("solutions", "notebooks", ".git", "submitted", "autograded", "feedback")]
-    hidden += [course_root / "gradebook.db", out, cache_dir(), Path.home()]
+    # the course, and any other checkout the course's packages were imported from (an editable install elsewhere)
+    checkouts = {course_root.resolve(), *(Path(p).parent for p in _package_dirs())}
+    private = ("solutions", "notebooks", ".git", "tests", "submitted", "autograded", "feedback", "gradebook.db")
+    hidden = [root / name for root in sorted(checkouts) for name in private]
+    hidden += [out, cache_dir(), Path.home()]
     # the folders of the submissions (a student's and the class's), unless that would hide the system, Python or
     # the course itself (a notebook checked in /tmp, or in a folder above the course)
     needed = [course_root.resolve(), Path(sys.prefix).resolve(), Path(sys.base_prefix).resolve()]
@@ -584,8 +588,15 @@ def _sandbox_paths(
     # the worker that runs the code for the scores needs nothing of the course (the kernel imports its packages)
     return {
         "LimitedKernelManager.hidden_paths": [str(p) for p in hidden],
-        "JudgeTests.worker_hidden_paths": [str(course_root.resolve())],
+        "JudgeTests.worker_hidden_paths": [str(root) for root in sorted(checkouts)],
     }
+
+
+def _package_dirs() -> list[str]:
+    import autograder
+    import bpe_ref
+
+    return [os.path.dirname(os.path.abspath(m.__file__)) for m in (autograder, bpe_ref)]
 
 
 def merge_gradebooks(course_root: Path, out: Path, journal: Journal, moved, names: list[str]) -> Path:

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import collections
 import contextlib
 import io
 import json
@@ -174,7 +175,10 @@ class Worker:
                 raise ValueError(f"an answer of more than {MAX_REPLY_BYTES:,} bytes")
         line, _, rest = bytes(self._buffer).partition(b"\n")
         self._buffer = bytearray(rest)
-        reply = json.loads(line)
+        try:
+            reply = json.loads(line)
+        except (ValueError, RecursionError):
+            raise ValueError("a reply that is not JSON") from None
         if not isinstance(reply, dict):
             raise ValueError("a reply that is not a JSON object")
         return reply
@@ -265,7 +269,7 @@ class Session:
             return f"TimeoutError: the cell ran longer than {self.cell_timeout:g} s"
         except ProcessDied:
             return "ProcessDied: the process stopped while running this cell"
-        except ValueError as exc:
+        except (ValueError, RecursionError) as exc:
             return f"ValueError: {exc}"
         self.loaded.append(cell)
         errors = reply.get("errors")
@@ -365,14 +369,18 @@ def decode_answer(data: Any) -> Any:
     return build(data, 0)
 
 
+MAX_SAME_HASH = 16
+"""Keys of one answer that may share a hash (honest keys almost never share one)."""
+
+
 def _distinct_hashes(keys: list[Any]) -> list[Any]:
     """``keys``, if they can be the keys of a dict without many sharing a hash (else ``ValueError``)."""
     try:
-        hashes = {hash(k) for k in keys}
+        counts = collections.Counter(hash(k) for k in keys)
     except TypeError:
         raise ValueError("an answer with a key that cannot be a dict key") from None
-    if len(keys) > 64 and len(hashes) < len(keys) // 2:
-        raise ValueError(f"an answer whose {len(keys):,} keys share {len(hashes):,} hashes (built to collide)")
+    if counts and max(counts.values()) > MAX_SAME_HASH:
+        raise ValueError(f"an answer with {max(counts.values()):,} keys sharing one hash (built to collide)")
     return keys
 
 
@@ -511,8 +519,8 @@ def judge_cells(cells: list[NotebookNode], tests: Mapping[str, str], session: Se
         elif cell.get("source", "").strip():
             try:
                 error = session.run(str(grade_id or f"cell-{index}"), cell.source)
-            except OutOfTime as exc:
-                error = f"{type(exc).__name__}: {exc}"
+            except Exception as exc:  # OutOfTime, or a reply the student's code garbled
+                error = f"{type(exc).__name__}: {exc}"[:MAX_MESSAGE]
             name, _, value = error.partition(": ")
             results[index] = (
                 [NotebookNode(output_type="error", ename=name, evalue=value, traceback=[error])] if error else []
@@ -573,6 +581,11 @@ class JudgeTests(NbGraderPreprocessor):
                 ran_in_kernel = cell.get("execution_count") is not None or cell.outputs
                 if cell.metadata.get("nbgrader", {}).get("grade_id") in tests or not ran_in_kernel:
                     cell.outputs = outputs  # other cells keep the kernel's outputs, when it ran them
+                elif outputs and not any(o.get("output_type") == "error" for o in cell.outputs):
+                    # fine in the kernel, not where it is graded (a module the worker cannot import...): say so
+                    for output in outputs:
+                        output.evalue = f"{output.evalue} (when this cell ran again for grading)"
+                    cell.outputs.extend(outputs)
         return nb, resources
 
     def _kernel_limits(self) -> dict[str, Any]:

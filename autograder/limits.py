@@ -111,7 +111,8 @@ def sandbox_argv(
     The command runs as ``nobody`` in user, PID, network, IPC and UTS namespaces of its own with no
     capabilities, so it can neither see nor signal the grader's processes, nor reach any network. It sees the
     file system read-only, with each of ``hidden_paths`` replaced by an empty folder (or ``/dev/null``), plus
-    ``workdir`` and ``binds`` writable and ``read_only`` readable; ``/tmp`` and ``/dev/shm`` are small tmpfs.
+    ``binds`` writable and ``read_only`` readable; ``workdir`` (where it starts), ``/tmp``, ``/dev/shm`` and the
+    temporary folder are small private tmpfs, so what it writes stays in memory, within limits, and vanishes.
     Its environment is cleared but for :data:`KEPT_ENVIRONMENT`, with ``HOME`` set to ``home`` (default
     ``workdir``).
 
@@ -135,6 +136,8 @@ def sandbox_argv(
     argv += ["--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--die-with-parent"]
     argv += ["--new-session", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
     argv += ["--size", small, "--tmpfs", "/tmp", "--size", small, "--tmpfs", "/dev/shm"]
+    if os.path.realpath(tempfile.gettempdir()) != "/tmp":  # TMPDIR elsewhere: other runs' scratch folders live there
+        argv += ["--size", small, "--tmpfs", os.path.realpath(tempfile.gettempdir())]
     hidden = sorted({os.path.realpath(p) for p in hidden_paths})
     _hide(argv, hidden)
     # Python and the course's packages stay readable where they live under /tmp or a hidden folder (a home
@@ -144,7 +147,7 @@ def sandbox_argv(
     for keep in kept:
         argv += ["--ro-bind", keep, keep]
     _hide(argv, [p for p in hidden if any(p.startswith(k.rstrip("/") + "/") for k in kept)])
-    argv += ["--bind", workdir, workdir]
+    argv += ["--size", str(WORKDIR_BYTES), "--tmpfs", workdir]  # private and small: nothing of it reaches the disk
     for path in binds:
         argv += ["--bind", path, path]
     for path in read_only:
@@ -393,18 +396,26 @@ class LimitedExecute(Execute):
 
 SET_LIMITS = """
 import os, resource, sys
-memory, cpu = int(sys.argv[1]), int(sys.argv[2])
+memory, cpu, size = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
 if memory > 0:
     resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
 if cpu > 0:
     resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 5))
-os.execvp(sys.argv[3], sys.argv[3:])
+if size > 0:
+    resource.setrlimit(resource.RLIMIT_FSIZE, (size, size))
+os.execvp(sys.argv[4], sys.argv[4:])
 """
-"""Sets RLIMIT_AS and RLIMIT_CPU, then becomes the command; arguments: memory bytes, CPU seconds, command..."""
+"""Sets RLIMIT_AS, RLIMIT_CPU and RLIMIT_FSIZE, then becomes the command; arguments: memory bytes, CPU seconds,
+file bytes, command..."""
+
+FILE_BYTES = 256 * 1024**2
+"""The largest file student code may write (RLIMIT_FSIZE); in the sandbox its folders are small tmpfs as well."""
+WORKDIR_BYTES = 256 * 1024**2
 
 
-def limited_command(command: list[str], memory: int, cpu: int) -> list[str]:
-    """``command`` prefixed so that it runs under ``memory`` bytes of address space and ``cpu`` seconds of CPU.
+def limited_command(command: list[str], memory: int, cpu: int, file_size: int = FILE_BYTES) -> list[str]:
+    """``command`` prefixed so that it runs under ``memory`` bytes of address space, ``cpu`` seconds of CPU, and
+    writes no file larger than ``file_size`` bytes.
 
     ``0`` means no limit. The prefix is ``python -I -S -c SET_LIMITS``: it imports only ``os``, ``resource`` and
     ``sys`` (about 20 ms), where ``python -m autograder...`` would import the course's packages first (seconds).
@@ -413,11 +424,11 @@ def limited_command(command: list[str], memory: int, cpu: int) -> list[str]:
         ValueError: an empty command, or a negative limit.
 
     Example:
-        >>> limited_command(["true"], 2**30, 60)[-3:]
-        ['1073741824', '60', 'true']
+        >>> limited_command(["true"], 2**30, 60)[-4:]
+        ['1073741824', '60', '268435456', 'true']
     """
     if not command:
         raise ValueError("no command to limit")
-    if memory < 0 or cpu < 0:
-        raise ValueError(f"limits must be 0 (none) or positive: memory={memory!r}, cpu={cpu!r}")
-    return [sys.executable, "-I", "-S", "-c", SET_LIMITS, str(memory), str(cpu), *command]
+    if memory < 0 or cpu < 0 or file_size < 0:
+        raise ValueError(f"limits must be 0 (none) or positive: memory={memory!r}, cpu={cpu!r}, file={file_size!r}")
+    return [sys.executable, "-I", "-S", "-c", SET_LIMITS, str(memory), str(cpu), str(file_size), *command]

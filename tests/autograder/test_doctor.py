@@ -16,6 +16,12 @@ def test_ipython_syntax_becomes_pass_on_the_same_lines():
     assert python_of("%%writefile a.txt\nhello\nworld") == "pass\n\n"
 
 
+def test_lines_inside_brackets_strings_or_after_a_backslash_are_python():
+    source = 'x = (a\n     != b)\ns = """\n%not a magic\n"""\nv = 1 + \\\n    % 2\n!echo magic'
+    assert python_of(source).split("\n")[:-1] == source.split("\n")[:-1]  # all kept: Black's style, a docstring
+    assert python_of(source).split("\n")[-1] == "pass"
+
+
 def test_a_long_cell_full_of_magics_is_read_in_linear_time():
     # IPython's own translation took minutes on such a cell (grows with magics times size)
     code = (

@@ -32,4 +32,4 @@ def test_a_shard_hides_the_whole_class_and_the_worker_the_whole_course(course_ro
     assert (tmp_path / "class").resolve() in _hidden(course_root, tmp_path / "out", [mine], tmp_path / "class")
     submissions = [grading.Submission("ada", "01", mine)]
     paths = grading._sandbox_paths(course_root, tmp_path / "out", submissions)
-    assert paths["JudgeTests.worker_hidden_paths"] == [str(course_root.resolve())]
+    assert str(course_root.resolve()) in paths["JudgeTests.worker_hidden_paths"]

@@ -70,6 +70,7 @@ def test_plain_data_survives_the_trip(value):
     [
         {"d": [[k * (2**61 - 1), 0] for k in range(1, 5000)]},  # keys built to share one hash
         {"s": [k * (2**61 - 1) for k in range(1, 5000)]},
+        {"s": [k * (2**61 - 1) for k in range(1, 100)] + list(range(100, 300))},  # only some collide
         [0] * 300_000,  # more values than an answer may hold
         {"d": [[[1], 2]]},  # a list as a key
         {"x": []},
@@ -291,3 +292,10 @@ def test_an_error_says_where_in_the_students_cells_it_was_raised():
     assert "  line 2 of your cell cell-1: return helper(xs)" in error.traceback
     assert "  line 2 of your cell cell-0: return min(xs)" in error.traceback
     assert error.traceback[-1].startswith("ValueError: min()")
+
+
+def test_a_forged_reply_fails_only_the_cell_that_forged_it():
+    forge = "import sys\nout = sys._getframe(1).f_locals['replies']\nout.write('[' * 100000 + '\\n')\nout.flush()"
+    with session() as s:
+        assert s.run("forger", forge).startswith("ValueError: a reply that is not JSON")
+        assert s.run("next", "x = 2") == "" and s.lookup(["x"]) == {"x": 2}
