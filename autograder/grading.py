@@ -27,6 +27,7 @@ import nbformat
 
 from . import doctor
 from .course import CourseError, Workspace, assignments, cache_dir
+from .limits import package_dirs
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
@@ -574,7 +575,7 @@ def _sandbox_paths(
     """What sandboxed student code must not see: sources, release, history, outputs, submissions, the cache, and the
     grading user's home folder (keys, credentials; the Python installation in it stays readable)."""
     # the course, and any other checkout the course's packages were imported from (an editable install elsewhere)
-    checkouts = {course_root.resolve(), *(Path(p).parent for p in _package_dirs())}
+    checkouts = {course_root.resolve(), *(Path(p).parent for p in package_dirs())}
     private = ("solutions", "notebooks", ".git", "tests", "submitted", "autograded", "feedback", "gradebook.db")
     hidden = [root / name for root in sorted(checkouts) for name in private]
     hidden += [out, cache_dir(), Path.home()]
@@ -590,13 +591,6 @@ def _sandbox_paths(
         "LimitedKernelManager.hidden_paths": [str(p) for p in hidden],
         "JudgeTests.worker_hidden_paths": [str(root) for root in sorted(checkouts)],
     }
-
-
-def _package_dirs() -> list[str]:
-    import autograder
-    import bpe_ref
-
-    return [os.path.dirname(os.path.abspath(m.__file__)) for m in (autograder, bpe_ref)]
 
 
 def merge_gradebooks(course_root: Path, out: Path, journal: Journal, moved, names: list[str]) -> Path:

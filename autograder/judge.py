@@ -43,7 +43,14 @@ from traitlets import Bool, Float, List, Unicode
 
 from .doctor import python_of
 from .judge_worker import Unreadable, encode
-from .limits import KEPT_ENVIRONMENT, LimitedKernelManager, bubblewrap, limited_command, sandbox_argv
+from .limits import (
+    KEPT_ENVIRONMENT,
+    LimitedKernelManager,
+    bubblewrap,
+    limited_command,
+    package_dirs,
+    sandbox_argv,
+)
 
 WORKER_SOURCE = (Path(__file__).with_name("judge_worker.py")).read_text(encoding="utf-8")
 MAX_REPLY_BYTES = 4 * 1024**2
@@ -573,7 +580,7 @@ class JudgeTests(NbGraderPreprocessor):
             cell_timeout=self.cell_timeout,
             notebook_timeout=self.notebook_timeout,
         ) as session:
-            hidden = [*limits["hidden_paths"], *_package_dirs(), *self.worker_hidden_paths]
+            hidden = [*limits["hidden_paths"], *package_dirs(installed=True), *self.worker_hidden_paths]
             prefix = sandbox_argv(bwrap, session.workdir, hidden) if bwrap else None
             session.command = worker_command(limits["memory_limit"], limits["cpu_limit"], prefix)
             for index, outputs in judge_cells(nb.cells, tests, session).items():
@@ -598,16 +605,3 @@ class JudgeTests(NbGraderPreprocessor):
 
 def _solution_ids(notebook: Any) -> set[str]:
     return {cell.name for cell in notebook.solution_cells}
-
-
-def _package_dirs() -> list[str]:
-    """Every copy of the course's packages the worker could reach: the grader's, and any in site-packages."""
-    import site
-
-    import autograder
-    import bpe_ref
-
-    found = [os.path.dirname(m.__file__) for m in (autograder, bpe_ref)]
-    for folder in [*site.getsitepackages(), site.getusersitepackages()]:
-        found += [os.path.join(folder, name) for name in ("autograder", "bpe_ref")]
-    return [path for path in found if os.path.exists(path)]

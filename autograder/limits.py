@@ -85,13 +85,25 @@ def sandbox_status(mode: str) -> str:
     return "sandbox: OFF, bubblewrap is missing or cannot run here (Debian: apt-get install bubblewrap)"
 
 
-def _code_roots() -> list[str]:
-    """The folders the kernel must read to run: Python's prefixes, its import path, the course's packages."""
+def package_dirs(installed: bool = False) -> list[str]:
+    """The folders of the course's packages (``autograder``, ``bpe_ref``) this process imported; with
+    ``installed``, also any copy of them in site-packages (what student code could import instead)."""
+    import site
+
     import autograder
     import bpe_ref
 
+    found = [os.path.dirname(os.path.abspath(m.__file__)) for m in (autograder, bpe_ref)]
+    if installed:
+        for folder in [*site.getsitepackages(), site.getusersitepackages()]:
+            found += [os.path.join(folder, name) for name in ("autograder", "bpe_ref")]
+    return [path for path in found if os.path.exists(path)]
+
+
+def _code_roots() -> list[str]:
+    """The folders the kernel must read to run: Python's prefixes, its import path, the course's packages."""
     roots = {sys.prefix, sys.base_prefix, sys.exec_prefix, os.path.dirname(sys.executable)}
-    roots |= {os.path.dirname(os.path.dirname(m.__file__)) for m in (autograder, bpe_ref)}
+    roots |= {os.path.dirname(p) for p in package_dirs()}
     # sys.path[0] is the script's folder or the working folder (with -m), which may be anything: not a code root
     roots |= {p for p in sys.path[1:] if p and os.path.isdir(p) and os.path.realpath(p) != os.getcwd()}
     return sorted({os.path.realpath(r) for r in roots})

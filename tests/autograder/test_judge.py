@@ -18,7 +18,6 @@ from autograder.judge import (
     ProcessDied,
     Session,
     StudentError,
-    _package_dirs,
     decode_answer,
     free_names,
     judge_cells,
@@ -27,7 +26,7 @@ from autograder.judge import (
     worker_command,
 )
 from autograder.judge_worker import decode, encode
-from autograder.limits import bubblewrap, sandbox_argv
+from autograder.limits import bubblewrap, package_dirs, sandbox_argv
 
 COURSE = Path(__file__).resolve().parents[2]
 GOOD_MERGE = sample_class.students()["01_pair_counts_and_merge"]["correct-loops"]["merge"]
@@ -272,7 +271,7 @@ UID = os.getuid()
 """
     s = Session([])
     try:
-        hidden = [str(secret), str(Path.home()), str(COURSE), *_package_dirs()]
+        hidden = [str(secret), str(Path.home()), str(COURSE), *package_dirs(installed=True)]
         s.command = worker_command(1024**3, 60, sandbox_argv(bubblewrap(), s.workdir, hidden))
         assert s.run("probe", probe) == ""  # Python still runs, wherever it is installed
         found = s.lookup(["SEEN", "KEY", "NET", "UID", "MUTANTS", "REFERENCE"])
