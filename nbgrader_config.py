@@ -1,8 +1,11 @@
 """nbgrader configuration of the bpe-course course directory (the repository root).
 
-`python -m autograder` reads this file for every command, so `nbgrader ...` run by hand at the root and
-the project's own commands grade the same way.
+`python -m autograder` reads this file for every command, and so do `nbgrader autograde` and the formgrader:
+the course's grading pipeline (autograder.pipeline: the doctor, the limited kernel, the judge) is registered in
+nbgrader's own Autograde converter here, so every way of grading runs the same steps and gives the same scores.
 """
+
+from pathlib import Path
 
 c = get_config()  # noqa: F821 - provided by nbgrader's config loader
 
@@ -50,3 +53,18 @@ c.LimitedExecute.notebook_timeout = 600
 c.JudgeTests.call_timeout = 10  # seconds per call in a test cell's own asserts (hidden checks: 2 s)
 c.JudgeTests.cell_timeout = 120  # seconds per cell of the submission
 c.JudgeTests.notebook_timeout = 600  # seconds for all of it
+
+# The pipeline itself (order and reasons: autograder/pipeline.py). Fail closed: where the course's grader is not
+# installed, autograding stops with this message instead of falling back to nbgrader's in-kernel test cells.
+try:
+    from autograder.pipeline import configure
+except ImportError as exc:  # a learner's environment: nothing here grades for marks
+    _missing = f"bpe-course: the course's grader is not installed here ({exc}); install it: pip install -e '.[dev]'"
+
+    def _refuse(nb, resources):
+        raise RuntimeError(_missing)
+
+    c.Autograde.sanitize_preprocessors = [_refuse]
+    c.Autograde.autograde_preprocessors = [_refuse]
+else:
+    configure(c, Path(__file__).resolve().parent)

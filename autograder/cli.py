@@ -7,8 +7,10 @@ Commands:
 * ``check NOTEBOOK``: a learner's self-check. Grades the notebook as nbgrader would, hidden tests restored,
   and prints each exercise with its points and failure messages. Exit 0 only for full marks.
 * ``grade SUBMISSIONS --out DIR``: autograde a class (nbgrader's ``submitted/`` layout, or a folder of
-  notebooks), write feedback HTML, ``grades.csv`` and ``exercise_grades.csv`` into ``DIR``.
-* ``demo [--out DIR]``: ``grade`` the bundled sample class and print each student's score per exercise.
+  notebooks) into the course directory (its gradebook, ``autograded/``, ``feedback/``), as ``nbgrader autograde``
+  and ``generate_feedback`` would; ``grades.csv`` and ``exercise_grades.csv`` go into ``DIR``.
+* ``demo [--out DIR]``: ``grade`` the bundled sample class into a course directory of its own (``DIR/course``)
+  and print each student's score per exercise.
 """
 
 from __future__ import annotations
@@ -106,10 +108,17 @@ def cmd_grade(args: argparse.Namespace) -> int:
         submissions = submissions[index - 1 :: count]
     out = Path(args.out)
     print(sandbox_status(_limits(args).get("LimitedKernelManager.sandbox") or _configured_sandbox(root)))
+    if args.student:
+        unknown = set(args.student) - {s.student for s in submissions}
+        if unknown:
+            raise CourseError(f"no submission of student {', '.join(sorted(unknown))} under {args.submissions}")
+        submissions = [s for s in submissions if s.student in args.student]
     results = grading.grade(
         root,
         submissions,
         out,
+        course_dir=root,
+        regrade=set(args.student or ()),
         feedback=not args.no_feedback,
         jobs=args.jobs,
         resume=not args.force,
@@ -118,7 +127,7 @@ def cmd_grade(args: argparse.Namespace) -> int:
         progress=_progress("grading"),
         class_folder=Path(args.submissions),
     )
-    _summary(results, out)
+    _summary(results, out, root)
     return 0
 
 
@@ -161,7 +170,7 @@ def _shard(text: str) -> tuple[int, int]:
     return index, count
 
 
-def _summary(results: list[grading.Result], out: Path) -> None:
+def _summary(results: list[grading.Result], out: Path, course_dir: Path) -> None:
     by_assignment: dict[str, list[grading.Result]] = defaultdict(list)
     for result in results:
         by_assignment[result.submission.assignment].append(result)
@@ -190,8 +199,10 @@ def _summary(results: list[grading.Result], out: Path) -> None:
             for problem in r.problems:
                 print(f"  {r.submission.student}/{r.submission.assignment}: {problem}")
     errors = sum(1 for r in results if r.error)
-    print(f"\n{len(results)} submissions graded into {out}/ ({errors} could not be graded)")
-    print(f"  {out}/grades.csv, {out}/exercise_grades.csv, {out}/feedback/<student>/<assignment>.html")
+    print(f"\n{len(results)} submissions graded ({errors} could not be graded)")
+    print(f"  grades: {out}/grades.csv, {out}/exercise_grades.csv")
+    print(f"  nbgrader course directory: {course_dir}/ (gradebook, autograded/, feedback/<student>/<assignment>/);")
+    print("  review there with the formgrader, then `nbgrader release_feedback` or `nbgrader export`")
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
@@ -204,10 +215,17 @@ def cmd_demo(args: argparse.Namespace) -> int:
         shutil.rmtree(submitted)
     sample_class.build(root, submitted)
     submissions = grading.find_submissions(submitted, root)
+    course_dir = out / "course"
     results = grading.grade(
-        root, submissions, out, jobs=args.jobs, resume=False, progress=_progress("grading the sample class")
+        root,
+        submissions,
+        out,
+        course_dir=course_dir,
+        jobs=args.jobs,
+        resume=False,
+        progress=_progress("grading the sample class"),
     )
-    _summary(results, out)
+    _summary(results, out, course_dir)
     return 0
 
 
@@ -247,15 +265,22 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("grade", help="autograde a class of submissions")
     p.add_argument("submissions", help="nbgrader's submitted/ folder, or a folder of notebooks")
-    p.add_argument("--out", required=True, help="folder for grades.csv, feedback/ and the nbgrader workspace")
+    p.add_argument("--out", required=True, help="folder for grades.csv, exercise_grades.csv and scratch workspaces")
     p.add_argument("--assignment", help="grade only this assignment (and use it for a flat folder)")
     p.add_argument("--no-feedback", action="store_true", help="do not write feedback HTML")
     p.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="submissions graded at once (default: CPUs)")
     p.add_argument("--shard", type=_shard, help="grade only share K of N (K/N), to split a class over machines")
     p.add_argument("--force", action="store_true", help="grade everything again, even what --out already holds")
     p.add_argument(
+        "--student",
+        action="append",
+        metavar="ID",
+        help="grade only this student (again, even if unchanged); may be given several times",
+    )
+    p.add_argument(
         "--db-url",
-        help="a shared nbgrader gradebook, e.g. postgresql://user:password@host/db (default: SQLite in --out)",
+        help="the course gradebook, e.g. postgresql://user:password@host/db "
+        "(default: the course's CourseDirectory.db_url, SQLite gradebook.db at the course root)",
     )
     _limit_options(p)
     p.set_defaults(func=cmd_grade)

@@ -65,17 +65,18 @@ def load_config(root: Path) -> Config:
 
 @dataclass
 class Workspace:
-    """An nbgrader course directory made for one run of a command, configured from the course's config."""
+    """An nbgrader course directory configured from the course's config: a scratch one made for one run of a
+    command (``scratch=True``: ``source/`` is a copy of ``solutions/``), or the course directory that receives
+    grades (``scratch=False``: its own folders and gradebook, as ``nbgrader`` at its root would use them)."""
 
     course_root: Path
     path: Path
     overrides: dict = field(default_factory=dict)
     gradebook_url: str | None = None
+    scratch: bool = True
 
     @classmethod
-    def create(
-        cls, course_root: Path, path: Path, overrides: dict | None = None, gradebook_url: str | None = None
-    ) -> Workspace:
+    def create(cls, course_root: Path, path: Path, overrides: dict | None = None) -> Workspace:
         """Make ``path`` a fresh workspace: ``source/`` is a copy of the course's ``solutions/``.
 
         An existing ``path`` is emptied of nbgrader's folders and gradebook first (other files are left).
@@ -88,53 +89,37 @@ class Workspace:
             elif target.exists():
                 target.unlink()
         shutil.copytree(course_root / "solutions", path / "source")
-        return cls(course_root=course_root, path=path, overrides=dict(overrides or {}), gradebook_url=gradebook_url)
+        return cls(course_root=course_root, path=path, overrides=dict(overrides or {}))
 
     @property
     def db_url(self) -> str:
-        """The gradebook: ``gradebook_url`` (e.g. PostgreSQL) if given, else ``gradebook.db`` in the workspace."""
-        return self.gradebook_url or f"sqlite:///{self.path / 'gradebook.db'}"
+        """The gradebook: ``gradebook_url`` (e.g. PostgreSQL) if given, else the course's configured
+        ``CourseDirectory.db_url`` (course directory), else ``gradebook.db`` in the folder."""
+        if self.gradebook_url:
+            return self.gradebook_url
+        if not self.scratch:
+            configured = load_config(self.path).CourseDirectory.get("db_url")
+            if configured:
+                return configured
+        return f"sqlite:///{self.path / 'gradebook.db'}"
 
     def config(self) -> Config:
-        config = load_config(self.course_root)
+        if self.scratch:
+            config = load_config(self.course_root)
+            config.CourseDirectory.source_directory = "source"
+            config.CourseDirectory.release_directory = "release"
+            config.CourseDirectory.submitted_directory = "submitted"
+            config.CourseDirectory.autograded_directory = "autograded"
+            config.CourseDirectory.feedback_directory = "feedback"
+        else:
+            config = load_config(self.path)
         config.CourseDirectory.root = str(self.path)
-        config.CourseDirectory.source_directory = "source"
-        config.CourseDirectory.release_directory = "release"
-        config.CourseDirectory.submitted_directory = "submitted"
-        config.CourseDirectory.autograded_directory = "autograded"
-        config.CourseDirectory.feedback_directory = "feedback"
         config.CourseDirectory.db_url = self.db_url
         config.NbGraderAPI.log_level = "WARN"
-        # Kernels run under memory, CPU-time and output limits (autograder.limits).
-        from nbconvert.preprocessors import ClearMetadataPreprocessor
-        from nbgrader.preprocessors import (
-            AssignLatePenalties,
-            CheckCellMetadata,
-            IgnorePattern,
-            LimitOutput,
-            SaveAutoGrades,
-        )
-
-        from .judge import JudgeTests
-        from .limits import LimitedExecute
-
-        config.Autograde.autograde_preprocessors = [
-            LimitedExecute,
-            JudgeTests,
-            IgnorePattern,
-            ClearMetadataPreprocessor,
-            LimitOutput,
-            SaveAutoGrades,
-            AssignLatePenalties,
-            CheckCellMetadata,
-        ]
-        # Feedback HTML shows what student code printed: no script or active HTML from it reaches a browser.
-        config.HTMLExporter.sanitize_html = True
+        # The grading pipeline (autograder.pipeline) comes from nbgrader_config.py, as for `nbgrader autograde`.
         for key, value in self.overrides.items():  # e.g. {"LimitedKernelManager.memory_limit": 2**30}
             section, name = key.split(".")
             setattr(config[section], name, value)
-        # The grading kernel logs only errors (not its warning about local TCP sockets).
-        config.Execute.extra_arguments = ["--HistoryManager.hist_file=:memory:", "--IPKernelApp.log_level=ERROR"]
         return config
 
     def api(self):
@@ -161,8 +146,6 @@ class Workspace:
         """
         import nbgrader
 
-        if self.gradebook_url:
-            return self._prepare_shared(names)
         digest = hashlib.sha256(nbgrader.__version__.encode())
         digest.update((self.course_root / CONFIG_FILE).read_bytes())
         for name in sorted(names):
@@ -189,43 +172,54 @@ class Workspace:
             pass
         return ""
 
-    def _prepare_shared(self, names: list[str]) -> str:
-        """Generate the assignments into a shared gradebook (PostgreSQL), once, whoever comes first.
-
-        Runs on several machines may start together: a PostgreSQL advisory lock makes them take turns, and an
-        assignment already in the gradebook is left as it is (its source notebooks must not change while a
-        class is being graded into it).
-        """
-        import sqlalchemy
-        from nbgrader.api import Gradebook, MissingEntry
-
-        engine = sqlalchemy.create_engine(self.db_url)
-        try:
-            with engine.connect() as lock:
-                if engine.dialect.name == "postgresql":
-                    lock.execute(sqlalchemy.text("SELECT pg_advisory_lock(20161)"))
-                api = self.api()
-                for name in sorted(names):
-                    with Gradebook(self.db_url) as gradebook:
-                        try:
-                            gradebook.find_assignment(name)
-                            continue
-                        except MissingEntry:
-                            pass
-                    result = api.generate_assignment(name, force=True, create=True)
-                    if not result["success"]:
-                        return (result.get("log", "") + result.get("error", "")).strip()
-                if engine.dialect.name == "postgresql":
-                    lock.execute(sqlalchemy.text("SELECT pg_advisory_unlock(20161)"))
-        finally:
-            engine.dispose()
-        return ""
+    def _folder(self, kind: str) -> Path:
+        if self.scratch:
+            return self.path / kind
+        name = load_config(self.path).CourseDirectory.get(f"{kind}_directory", kind)
+        return self.path / name
 
     def submission_path(self, student: str, assignment: str) -> Path:
-        return self.path / "submitted" / student / assignment / f"{assignment}.ipynb"
+        return self._folder("submitted") / student / assignment / f"{assignment}.ipynb"
 
     def autograded_path(self, student: str, assignment: str) -> Path:
-        return self.path / "autograded" / student / assignment / f"{assignment}.ipynb"
+        return self._folder("autograded") / student / assignment / f"{assignment}.ipynb"
 
     def feedback_path(self, student: str, assignment: str) -> Path:
-        return self.path / "feedback" / student / assignment / f"{assignment}.html"
+        return self._folder("feedback") / student / assignment / f"{assignment}.html"
+
+
+COURSE_CONFIG_TEMPLATE = '''"""An nbgrader course directory of bpe-course, made by `python -m autograder`.
+
+The course's configuration (and its grading pipeline) comes from {config!r}; the source notebooks from its
+solutions/ folder."""
+
+c = get_config()  # noqa: F821
+load_subconfig({config!r})  # noqa: F821
+c.CourseDirectory.root = {root!r}
+c.CourseDirectory.source_directory = {source!r}
+c.CourseDirectory.release_directory = "release"
+c.CourseDirectory.db_url = {db_url!r}
+'''
+
+
+def make_course_directory(course_root: Path, path: Path, gradebook_url: str | None = None) -> Workspace:
+    """Make ``path`` an nbgrader course directory of this course (for ``demo`` and tests): an
+    ``nbgrader_config.py`` that loads the course's and points at its ``solutions/``, so ``nbgrader`` and the
+    formgrader run there as at the course root. An existing directory keeps its grades.
+
+    Example:
+        >>> make_course_directory(Path("."), Path("out/demo/course")).db_url  # doctest: +SKIP
+        'sqlite:///.../out/demo/course/gradebook.db'
+    """
+    path = path.resolve()
+    path.mkdir(parents=True, exist_ok=True)
+    text = COURSE_CONFIG_TEMPLATE.format(
+        config=str((course_root / CONFIG_FILE).resolve()),
+        root=str(path),
+        source=str((course_root / "solutions").resolve()),
+        db_url=gradebook_url or f"sqlite:///{path / 'gradebook.db'}",
+    )
+    config_file = path / CONFIG_FILE
+    if not config_file.exists() or config_file.read_text(encoding="utf-8") != text:
+        config_file.write_text(text, encoding="utf-8")
+    return Workspace(course_root, path, gradebook_url=gradebook_url, scratch=False)

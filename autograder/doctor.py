@@ -76,6 +76,21 @@ def examine(path: Path, source_path: Path, expected_name: str | None = None):
     Example:
         >>> nb, problems = examine(Path("alice.ipynb"), Path("solutions/01/01.ipynb"))  # doctest: +SKIP
     """
+    nb, problems = read(path, expected_name)
+    if nb is None:
+        return None, problems
+    try:
+        return nb, [*problems, *repair(nb, nbformat.read(source_path, 4))]
+    except Exception as exc:  # a malformed notebook nbformat accepted but our repairs choke on
+        return None, [*problems, Problem("fatal", f"{path.name} has a malformed cell ({type(exc).__name__}: {exc})")]
+
+
+def read(path: Path, expected_name: str | None = None):
+    """The file-level half of :func:`examine`: read ``path`` as a notebook, repairing its bytes and format.
+
+    Returns:
+        ``(notebook, problems)``, the notebook ``None`` when the file cannot be graded (a ``"fatal"`` problem).
+    """
     problems: list[Problem] = []
     try:
         info = path.lstat()
@@ -86,12 +101,21 @@ def examine(path: Path, source_path: Path, expected_name: str | None = None):
     if info.st_size > MAX_BYTES:
         return None, [Problem("fatal", f"{path.name} is {info.st_size:,} bytes, over the {MAX_BYTES:,}-byte limit")]
     try:
-        return _examine(path, source_path, expected_name, problems)
-    except Exception as exc:  # a malformed notebook nbformat accepted but our repairs choke on
+        return _read(path, expected_name, problems)
+    except Exception as exc:  # a malformed notebook nbformat accepted
         return None, [*problems, Problem("fatal", f"{path.name} has a malformed cell ({type(exc).__name__}: {exc})")]
 
 
-def _examine(path: Path, source_path: Path, expected_name: str | None, problems: list[Problem]):
+def repair(nb, source) -> list[Problem]:
+    """The cell-level half of :func:`examine`: repair ``nb``'s cells against the ``source`` notebook (in place)
+    and scan it for integrity problems. Returns the problems found."""
+    problems: list[Problem] = []
+    _repair_cells(nb, source, problems)
+    problems += scan_integrity(nb, source)
+    return problems
+
+
+def _read(path: Path, expected_name: str | None, problems: list[Problem]):
     if expected_name and path.name != expected_name:
         problems.append(Problem("repaired", f"the notebook was named {path.name!r}: graded as {expected_name!r}"))
     try:
@@ -114,9 +138,6 @@ def _examine(path: Path, source_path: Path, expected_name: str | None, problems:
         return None, [*problems, Problem("fatal", f"{path.name} is not a readable notebook ({exc})")]
     if isinstance(version, int) and version < 4:
         problems.append(Problem("repaired", f"the notebook is in nbformat {version}: converted to nbformat 4"))
-    source = nbformat.read(source_path, 4)
-    _repair_cells(nb, source, problems)
-    problems += scan_integrity(nb, source)
     return nb, problems
 
 

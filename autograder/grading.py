@@ -15,7 +15,6 @@ import multiprocessing
 import os
 import re
 import shutil
-import sqlite3
 import sys
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor, as_completed
@@ -26,7 +25,8 @@ from typing import Any
 import nbformat
 
 from . import doctor
-from .course import CourseError, Workspace, assignments, cache_dir
+from .course import CourseError, Workspace, assignments, cache_dir, make_course_directory
+from .gradebook import ensure_assignments, upsert_submission
 from .limits import package_dirs
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
@@ -269,24 +269,36 @@ def solution_errors(workspace: Workspace, submission: Submission) -> list[str]:
     return found
 
 
-def _stage(workspace: Workspace, submission: Submission, result: Result) -> str:
-    """Examine a submission (:mod:`autograder.doctor`), repair it into the workspace's ``submitted/``.
+NBGRADER_FILES = ("timestamp.txt", "submission_secret.txt")
+"""Files nbgrader's exchange writes beside a submitted notebook; they travel to ``autograded/`` and ``feedback/``
+(late penalties read the first, ``release_feedback`` both)."""
 
-    Returns a reason if it cannot be graded, else ``""``; the problems found go to ``result.problems``.
+
+def stage(submission: Submission, folder: Path) -> None:
+    """Copy a submission into ``folder`` (a ``submitted/<student>/<assignment>/`` folder) as nbgrader expects it.
+
+    The notebook keeps its own file name (the doctor, :class:`autograder.pipeline.SubmissionDoctor`, grades a
+    renamed notebook under the right one and says so); of the other files only nbgrader's own small ones are
+    copied, and only regular files (never a symbolic link).
     """
-    if submission.assignment not in assignments(workspace.course_root):
-        return f"{submission.path.name}: not a notebook of this course's assignments"
-    source = workspace.course_root / "solutions" / submission.assignment / f"{submission.assignment}.ipynb"
-    nb, problems = doctor.examine(submission.path, source, f"{submission.assignment}.ipynb")
-    result.problems = [str(p) for p in problems]
-    if nb is None:
-        return "; ".join(p.text for p in problems if p.kind == "fatal")
-    if problems:
-        nb.cells.insert(0, doctor.report_cell(problems))
-    target = workspace.submission_path(submission.student, submission.assignment)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    nbformat.write(nb, target)
-    return ""
+    if folder.exists():
+        shutil.rmtree(folder)
+    folder.mkdir(parents=True)
+    shutil.copyfile(submission.path, folder / submission.path.name, follow_symlinks=False)
+    for name in NBGRADER_FILES:
+        extra = submission.path.parent / name
+        if extra.is_file() and not extra.is_symlink() and extra.stat().st_size < 4096:
+            shutil.copyfile(extra, folder / name)
+
+
+def read_problems(path: Path) -> list[doctor.Problem]:
+    """The problems :mod:`autograder.doctor` noted in a graded notebook (empty when there is none or no file)."""
+    from .pipeline import notes_of
+
+    try:
+        return notes_of(nbformat.read(path, 4))
+    except (OSError, ValueError):
+        return []
 
 
 def _digest(path: Path) -> str:
@@ -330,10 +342,6 @@ class Journal:
         result.feedback = Path(feedback) if feedback else None
         return result
 
-    def slot_of(self, submission: Submission) -> int | None:
-        entry = self.entries.get((submission.student, submission.assignment))
-        return None if entry is None else entry.get("slot")
-
     def record(self, result: Result, slot: int) -> None:
         sub = result.submission
         entry = {
@@ -356,25 +364,14 @@ class Journal:
 
 
 class _Grader:
-    """Grades submissions one by one in its own workspace (``out/course/slots/<slot>``)."""
+    """Grades submissions one by one in its own scratch workspace (``out/slots/<slot>``, a private gradebook)."""
 
-    def __init__(
-        self,
-        course_root: Path,
-        out: Path,
-        slot: int,
-        names: list[str],
-        feedback: bool,
-        overrides: dict | None = None,
-        gradebook_url: str | None = None,
-    ) -> None:
+    def __init__(self, course_root: Path, out: Path, slot: int, feedback: bool, overrides: dict | None = None) -> None:
         self.course_root, self.out, self.slot, self.feedback = course_root, out, slot, feedback
-        path = out / "course" / "slots" / str(slot)
-        template = out / "course" / "template"
-        if gradebook_url:  # one shared gradebook (PostgreSQL): no per-slot copy, no merge
-            self.workspace = Workspace.create(course_root, path, overrides, gradebook_url)
-        elif not (path / "gradebook.db").exists():
-            # every slot starts from the same prepared gradebook, so their rows share UUIDs and merge cleanly
+        path = out / "slots" / str(slot)
+        template = out / "template"
+        if not (path / "gradebook.db").exists():
+            # every slot starts from the same prepared gradebook (nbgrader's generate_assignment, cached)
             self.workspace = Workspace.create(course_root, path, overrides)
             shutil.copyfile(template / "gradebook.db", path / "gradebook.db")
         else:
@@ -395,62 +392,39 @@ class _Grader:
 
     def _grade(self, submission: Submission, result: Result) -> None:
         workspace, api = self.workspace, self.api
-        result.error = _stage(workspace, submission, result)
-        if result.error:
+        if submission.assignment not in assignments(self.course_root):
+            result.error = f"{submission.path.name}: not a notebook of this course's assignments"
             return
         if self.failed_build:
             result.error = f"the source notebooks failed to build: {_summarise(self.failed_build)}"
             return
-        for _attempt in range(3):
-            graded = api.autograde(submission.assignment, submission.student, force=True, create=True)
-            log = graded.get("log", "") + graded.get("error", "")
-            # two workers creating rows of one shared gradebook at once: the loser retries
-            if graded["success"] or not re.search(r"IntegrityError|UniqueViolation|deadlock", log):
-                break
+        stage(submission, workspace.submission_path(submission.student, submission.assignment).parent)
+        graded = api.autograde(submission.assignment, submission.student, force=True, create=True)
         if not graded["success"]:
             result.error = _summarise(graded.get("log", "") or graded.get("error", ""))
             return
+        autograded = workspace.autograded_path(submission.student, submission.assignment)
+        problems = read_problems(autograded)
+        result.problems = [str(p) for p in problems]
         try:
             result.cells = read_results(workspace, submission)
             result.solution_errors = solution_errors(workspace, submission)
         except Exception as exc:  # the gradebook has no record: report, never crash the batch
             result.error = f"no grades recorded ({type(exc).__name__}: {exc})"
             return
-        autograded = workspace.autograded_path(submission.student, submission.assignment)
-        _copy(autograded.parent, self.out / "course" / "autograded" / submission.student / submission.assignment)
+        fatal = [p.text for p in problems if p.kind == "fatal"]
+        if fatal:  # graded as an empty notebook (0, and feedback saying why); reported as not gradable
+            result.error = "; ".join(fatal)
         if self.feedback:
-            made = api.generate_feedback(submission.assignment, submission.student, force=True)
-            html = workspace.feedback_path(submission.student, submission.assignment)
-            if made["success"] and html.exists():
-                target = self.out / "feedback" / submission.student / f"{submission.assignment}.html"
-                target.parent.mkdir(parents=True, exist_ok=True)
-                shutil.copy2(html, target)
-                result.feedback = target
-
-
-def _forget(workspace: Workspace, submission: Submission) -> None:
-    """Remove an earlier grade of a submission from a slot's gradebook (it was graded again elsewhere)."""
-    from nbgrader.api import Gradebook, MissingEntry
-
-    with Gradebook(workspace.db_url) as gradebook:
-        try:
-            gradebook.remove_submission(submission.assignment, submission.student)
-        except MissingEntry:
-            pass
-
-
-def _copy(source: Path, target: Path) -> None:
-    if target.exists():
-        shutil.rmtree(target)
-    shutil.copytree(source, target)
+            api.generate_feedback(submission.assignment, submission.student, force=True)
 
 
 _WORKER: _Grader | None = None
 
 
-def _start_worker(slots, course_root: Path, out: Path, names: list[str], feedback: bool, overrides: dict, url) -> None:
+def _start_worker(slots, course_root: Path, out: Path, feedback: bool, overrides: dict) -> None:
     global _WORKER
-    _WORKER = _Grader(course_root, out, slots.get(), names, feedback, overrides, url)
+    _WORKER = _Grader(course_root, out, slots.get(), feedback, overrides)
 
 
 def _grade_in_worker(submission: Submission) -> tuple[Result, int]:
@@ -458,39 +432,102 @@ def _grade_in_worker(submission: Submission) -> tuple[Result, int]:
     return _WORKER.grade(submission), _WORKER.slot
 
 
+class _Publisher:
+    """Moves each graded submission from its slot into the course directory, as nbgrader's own commands would
+    have left it there: the course gradebook (an upsert, :mod:`autograder.gradebook`), ``submitted/``,
+    ``autograded/`` and ``feedback/<student>/<assignment>/`` (with ``timestamp.txt``). Runs in the parent
+    process only, one submission at a time."""
+
+    def __init__(self, course_root: Path, target: Workspace, out: Path, feedback: bool) -> None:
+        self.course_root, self.target, self.out, self.feedback = course_root, target, out, feedback
+        self._api = None
+
+    @property
+    def api(self):
+        if self._api is None:
+            self._api = self.target.api()
+        return self._api
+
+    def publish(self, result: Result, slot: int) -> None:
+        sub = result.submission
+        slot_space = Workspace(self.course_root, self.out / "slots" / str(slot))
+        autograded = slot_space.autograded_path(sub.student, sub.assignment).parent
+        if slot < 0 or not autograded.is_dir():
+            return  # never graded (an unknown assignment, a failed build): nothing to publish
+        submitted = self.target.submission_path(sub.student, sub.assignment).parent
+        if submitted.resolve() != sub.path.resolve().parent:
+            stage(sub, submitted)
+        state = upsert_submission(self.target.db_url, slot_space.db_url, sub.assignment, sub.student)
+        _copy(autograded, self.target.autograded_path(sub.student, sub.assignment).parent)
+        if state["seconds_late"] > 0:
+            self._late_penalty(sub)
+        if not self.feedback:
+            return
+        feedback = self.target.feedback_path(sub.student, sub.assignment)
+        made = slot_space.feedback_path(sub.student, sub.assignment)
+        if state["manual"] or state["seconds_late"] > 0 or not made.exists():
+            # the slot knows only the automatic scores: the course gradebook has the rest
+            self.api.generate_feedback(sub.assignment, sub.student, force=True)
+        else:
+            _copy(made.parent, feedback.parent)
+        result.feedback = feedback if feedback.exists() else None
+
+    def _late_penalty(self, sub: Submission) -> None:
+        """nbgrader's own ``AssignLatePenalties`` (its configured plugin) on the course gradebook."""
+        from nbgrader.preprocessors import AssignLatePenalties
+
+        penalties = AssignLatePenalties(config=self.target.config())
+        info = {"notebook": sub.assignment, "assignment": sub.assignment, "student": sub.student}
+        penalties.preprocess(nbformat.v4.new_notebook(), {"nbgrader": {**info, "db_url": self.target.db_url}})
+
+
+def _copy(source: Path, target: Path) -> None:
+    if target.exists():
+        shutil.rmtree(target)
+    shutil.copytree(source, target, symlinks=True)
+
+
 def grade(
     course_root: Path,
     submissions: list[Submission],
     out: Path,
     *,
+    course_dir: Path | None = None,
     feedback: bool = True,
     jobs: int = 1,
     resume: bool = True,
+    regrade: set[str] | None = None,
     limits: dict | None = None,
     gradebook_url: str | None = None,
     progress: Callable[[int], Any] | None = None,
     class_folder: Path | None = None,
 ) -> list[Result]:
-    """Autograde ``submissions`` with nbgrader under ``out/``; write feedback, grade files and one gradebook.
+    """Autograde ``submissions`` through the course's nbgrader pipeline into an nbgrader course directory.
 
-    Writes ``out/grades.csv`` (one row per student and assignment: score, max_score, status, error),
-    ``out/exercise_grades.csv`` (one row per graded test cell, with the failure message),
-    ``out/feedback/<student>/<assignment>.html``, ``out/journal.jsonl`` (what is done, for resuming), and
-    ``out/course/``: an nbgrader course directory whose ``gradebook.db`` holds every grade (merged from
-    the workers' gradebooks in ``out/course/slots/``) and whose ``autograded/`` holds the graded notebooks.
+    Each submission is graded in a scratch workspace (``out/slots/<k>/``, a private SQLite gradebook per
+    worker) by nbgrader's ``autograde`` configured from ``nbgrader_config.py`` (:mod:`autograder.pipeline`),
+    then published into ``course_dir`` as nbgrader would have left it: the gradebook (an upsert that keeps
+    manual grades and comments), ``submitted/``, ``autograded/`` and ``feedback/<student>/<assignment>/``
+    (with ``timestamp.txt``), so the formgrader, ``generate_feedback``, ``release_feedback`` and ``nbgrader
+    export`` work on the result. Also writes ``out/grades.csv`` (one row per student and assignment: score,
+    max_score, status, error), ``out/exercise_grades.csv`` (one row per graded test cell, with the failure
+    message) and ``out/journal.jsonl`` (what is done, for resuming).
 
     Args:
-        course_root: the course directory.
+        course_root: the course directory with ``nbgrader_config.py`` and the source notebooks.
         submissions: from :func:`find_submissions`.
-        out: the output folder (created).
+        out: the output folder for the grade files, journal and scratch workspaces (created).
+        course_dir: the nbgrader course directory that receives the results; default ``out/course``. The CLI's
+            ``grade`` passes ``course_root`` itself.
         feedback: also write feedback HTML.
-        jobs: how many submissions to grade at once (worker processes, each with its own gradebook).
+        jobs: how many submissions to grade at once (worker processes).
         resume: skip submissions already graded into ``out`` whose notebook has not changed since.
+        regrade: student ids graded again even when ``resume`` would skip them.
         limits: nbgrader config overrides for the grading kernel, e.g. ``{"LimitedKernelManager.memory_limit": 2**30}``
             (see :mod:`autograder.limits`; the defaults are in ``nbgrader_config.py``).
-        gradebook_url: a shared nbgrader gradebook (a SQLAlchemy URL such as ``postgresql://user@host/db``)
-            that every worker writes to directly, instead of per-worker SQLite gradebooks merged at the end;
-            several machines (``--shard``) can grade into it at once.
+        gradebook_url: the course gradebook (a SQLAlchemy URL such as ``postgresql://user@host/db``); default
+            the course directory's ``CourseDirectory.db_url`` (``course_dir``'s ``gradebook.db``). Several
+            machines (``--shard``) can grade into one PostgreSQL gradebook at once.
         progress: called with the number of submissions to grade; returns a bar with ``update(1)`` and
             ``close()``, e.g. ``lambda n: tqdm(total=n)``.
         class_folder: the folder the submissions were found in, hidden from student code as a whole (with
@@ -498,16 +535,17 @@ def grade(
 
     Returns:
         One :class:`Result` per submission, in the order given. A submission that cannot be graded has
-        ``error`` set and no cells; it never stops the others.
+        ``error`` set; it never stops the others.
 
     Example:
         >>> results = grade(root, find_submissions(root / "submitted", root), Path("out"), jobs=2)  # doctest: +SKIP
     """
     out = out.resolve()  # nbgrader works from other folders: a relative --out would point elsewhere
     out.mkdir(parents=True, exist_ok=True)
+    course_dir = (course_dir or out / "course").resolve()
     journal_path = out / "journal.jsonl"
     if not resume:
-        for stale in (journal_path, out / "course"):
+        for stale in (journal_path, out / "slots", out / "template"):
             if stale.is_dir():
                 shutil.rmtree(stale)
             elif stale.exists():
@@ -518,29 +556,37 @@ def grade(
     results: dict[int, Result] = {}
     todo: list[tuple[int, Submission]] = []
     for index, submission in enumerate(submissions):
-        done = journal.done(submission)
+        done = None if submission.student in (regrade or ()) else journal.done(submission)
         if done is not None:
             results[index] = done
         else:
             todo.append((index, submission))
-    moved = [(s, journal.slot_of(s)) for _, s in todo if journal.slot_of(s) is not None]
     jobs = max(1, min(jobs, len(todo)))
     bar = progress(len(todo)) if progress and todo else None
+    target = course_target(course_root, course_dir, gradebook_url)
+
+    limits = {**_sandbox_paths(course_root, out, submissions, class_folder, course_dir), **(limits or {})}
+    template = out / "template"
+    if todo and not (template / "gradebook.db").exists():
+        error = Workspace.create(course_root, template, limits).prepare(names)
+        if error:
+            (template / "build-error.txt").write_text(error, encoding="utf-8")
+    if todo and (template / "gradebook.db").exists():
+        ensure_assignments(target.db_url, f"sqlite:///{template / 'gradebook.db'}", names)
+    publisher = _Publisher(course_root, target, out, feedback)
 
     def finished(index: int, result: Result, slot: int) -> None:
+        try:
+            publisher.publish(result, slot)
+        except Exception as exc:  # the course gradebook refused (locked, gone): report, go on
+            result.error = result.error or f"grading failed: could not record the grade ({type(exc).__name__}: {exc})"
         results[index] = result
         journal.record(result, slot)
         if bar is not None:
             bar.update(1)
 
-    limits = {**_sandbox_paths(course_root, out, submissions, class_folder), **(limits or {})}
-    template = out / "course" / "template"
-    if todo and (gradebook_url or not (template / "gradebook.db").exists()):
-        error = Workspace.create(course_root, template, limits, gradebook_url).prepare(names)
-        if error:
-            (template / "build-error.txt").write_text(error, encoding="utf-8")
     if jobs == 1:
-        grader = _Grader(course_root, out, 0, names, feedback, limits, gradebook_url) if todo else None
+        grader = _Grader(course_root, out, 0, feedback, limits) if todo else None
         for index, submission in todo:
             finished(index, grader.grade(submission), 0)
     else:
@@ -548,9 +594,7 @@ def grade(
         slots = context.Queue()
         for slot in range(jobs):
             slots.put(slot)
-        with ProcessPoolExecutor(
-            jobs, context, _start_worker, (slots, course_root, out, names, feedback, limits, gradebook_url)
-        ) as pool:
+        with ProcessPoolExecutor(jobs, context, _start_worker, (slots, course_root, out, feedback, limits)) as pool:
             futures = {pool.submit(_grade_in_worker, submission): index for index, submission in todo}
             for future in as_completed(futures):
                 index = futures[future]
@@ -563,14 +607,25 @@ def grade(
     if bar is not None:
         bar.close()
     ordered = [results[i] for i in range(len(submissions))]
-    if not gradebook_url:
-        merge_gradebooks(course_root, out, journal, moved, names)
     write_grades(ordered, out)
     return ordered
 
 
+def course_target(course_root: Path, course_dir: Path, gradebook_url: str | None = None) -> Workspace:
+    """The nbgrader course directory that receives grades: ``course_root`` itself (its configured folders and
+    ``CourseDirectory.db_url``), or another folder set up as a course directory of the same course."""
+    course_root, course_dir = course_root.resolve(), course_dir.resolve()
+    if course_dir == course_root:
+        return Workspace(course_root, course_dir, gradebook_url=gradebook_url, scratch=False)
+    return make_course_directory(course_root, course_dir, gradebook_url)
+
+
 def _sandbox_paths(
-    course_root: Path, out: Path, submissions: list[Submission], class_folder: Path | None = None
+    course_root: Path,
+    out: Path,
+    submissions: list[Submission],
+    class_folder: Path | None = None,
+    course_dir: Path | None = None,
 ) -> dict:
     """What sandboxed student code must not see: sources, release, history, outputs, submissions, the cache, and the
     grading user's home folder (keys, credentials; the Python installation in it stays readable)."""
@@ -579,6 +634,8 @@ def _sandbox_paths(
     private = ("solutions", "notebooks", ".git", "tests", "submitted", "autograded", "feedback", "gradebook.db")
     hidden = [root / name for root in sorted(checkouts) for name in private]
     hidden += [out, cache_dir(), Path.home()]
+    if course_dir is not None and course_dir.resolve() != course_root.resolve():
+        hidden += [course_dir.resolve()]
     # the folders of the submissions (a student's and the class's), unless that would hide the system, Python or
     # the course itself (a notebook checked in /tmp, or in a folder above the course)
     needed = [course_root.resolve(), Path(sys.prefix).resolve(), Path(sys.base_prefix).resolve()]
@@ -591,39 +648,6 @@ def _sandbox_paths(
         "LimitedKernelManager.hidden_paths": [str(p) for p in hidden],
         "JudgeTests.worker_hidden_paths": [str(root) for root in sorted(checkouts)],
     }
-
-
-def merge_gradebooks(course_root: Path, out: Path, journal: Journal, moved, names: list[str]) -> Path:
-    """Merge the slots' gradebooks into ``out/course/gradebook.db``; each submission comes from its latest slot.
-
-    nbgrader's rows are keyed by UUIDs and the slots start from the same prepared gradebook, so the merge is
-    an ``INSERT OR IGNORE`` of every table, after removing from each slot the submissions graded again in
-    another slot (``moved``).
-    """
-    course = out / "course"
-    slots = sorted((course / "slots").glob("*/gradebook.db"))
-    for submission, old_slot in moved:
-        new_slot = journal.slot_of(submission)
-        if old_slot != new_slot and (course / "slots" / str(old_slot) / "gradebook.db").exists():
-            _forget(Workspace(course_root, course / "slots" / str(old_slot)), submission)
-    target = course / "gradebook.db"
-    if target.exists():
-        target.unlink()
-    if not slots:
-        return target
-    shutil.copyfile(slots[0], target)
-    tables = [
-        "student", "course", "assignment", "notebook", "base_cell", "source_cell", "grade_cells", "solution_cells",
-        "task_cells", "submitted_assignment", "submitted_notebook", "grade", "comment",
-    ]  # fmt: skip
-    with sqlite3.connect(target) as db:
-        for index, slot in enumerate(slots[1:]):
-            db.execute(f"ATTACH DATABASE ? AS slot{index}", (str(slot),))
-            for table in tables:
-                db.execute(f"INSERT OR IGNORE INTO main.{table} SELECT * FROM slot{index}.{table}")
-            db.commit()
-            db.execute(f"DETACH DATABASE slot{index}")
-    return target
 
 
 def _summarise(log: str) -> str:

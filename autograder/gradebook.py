@@ -1,0 +1,161 @@
+"""The course's nbgrader gradebook: assignments put in once, each graded submission upserted, nothing rebuilt.
+
+``grade`` scores submissions in scratch workspaces with private SQLite gradebooks (so parallel workers never
+contend for one database), then moves each result into the course's gradebook (``CourseDirectory.db_url``:
+SQLite by default, PostgreSQL by URL) with nbgrader's own API, as nbgrader's ``SaveAutoGrades`` would have
+written it there: only the automatic fields change. What an instructor entered in the formgrader (manual
+scores, extra credit, manual comments, flags), the student's roster fields (name, e-mail, LMS id) and an
+assignment's due date are never touched.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+ADVISORY_LOCK = 20161
+"""PostgreSQL advisory lock taken while assignments are created, so shards on several machines take turns."""
+
+
+@contextmanager
+def _locked(db_url: str) -> Iterator[None]:
+    """Hold the course-wide advisory lock (PostgreSQL); other databases serialise writes themselves."""
+    import sqlalchemy
+
+    engine = sqlalchemy.create_engine(db_url)
+    try:
+        with engine.connect() as connection:
+            postgres = engine.dialect.name == "postgresql"
+            if postgres:
+                connection.execute(sqlalchemy.text(f"SELECT pg_advisory_lock({ADVISORY_LOCK})"))
+            try:
+                yield
+            finally:
+                if postgres:
+                    connection.execute(sqlalchemy.text(f"SELECT pg_advisory_unlock({ADVISORY_LOCK})"))
+    finally:
+        engine.dispose()
+
+
+def ensure_assignments(course_url: str, template_url: str, names: list[str]) -> list[str]:
+    """Copy the assignments ``names`` from a prepared gradebook into the course's, where they are missing.
+
+    An assignment already in the course gradebook (made by ``nbgrader generate_assignment``, or by an earlier
+    run) is left as it is, due date included.
+
+    Args:
+        course_url: the course gradebook (SQLAlchemy URL).
+        template_url: a gradebook prepared by ``nbgrader generate_assignment`` from the course's source.
+        names: assignment ids.
+
+    Returns:
+        The assignments created.
+
+    Example:
+        >>> ensure_assignments("sqlite:///gradebook.db", "sqlite:///template.db", ["01"])  # doctest: +SKIP
+        ['01']
+    """
+    from nbgrader.api import Gradebook, MissingEntry
+
+    created = []
+    with _locked(course_url), Gradebook(template_url) as template, Gradebook(course_url) as course:
+        for name in names:
+            try:
+                course.find_assignment(name)
+                continue
+            except MissingEntry:
+                pass
+            try:
+                source = template.find_assignment(name)
+            except MissingEntry:
+                continue
+            course.update_or_create_assignment(name)
+            for notebook in source.notebooks:
+                course.update_or_create_notebook(notebook.name, name)
+                for cell in notebook.grade_cells:
+                    course.update_or_create_grade_cell(
+                        cell.name, notebook.name, name, max_score=cell.max_score, cell_type=cell.cell_type
+                    )
+                for cell in notebook.solution_cells:
+                    course.update_or_create_solution_cell(cell.name, notebook.name, name)
+                for cell in notebook.task_cells:
+                    course.update_or_create_task_cell(
+                        cell.name, notebook.name, name, max_score=cell.max_score, cell_type=cell.cell_type
+                    )
+                for cell in notebook.source_cells:
+                    course.update_or_create_source_cell(
+                        cell.name,
+                        notebook.name,
+                        name,
+                        source=cell.source,
+                        cell_type=cell.cell_type,
+                        locked=cell.locked,
+                        checksum=cell.checksum,
+                    )
+            created.append(name)
+    return created
+
+
+def upsert_submission(course_url: str, scratch_url: str, assignment: str, student: str) -> dict[str, Any]:
+    """Write one graded submission from a scratch gradebook into the course's; keep every manual entry.
+
+    Per grade: ``auto_score`` is replaced and ``needs_manual_grade`` set as nbgrader's ``SaveAutoGrades`` sets
+    it (review needed where a manual score exists or no automatic score could be given); ``manual_score`` and
+    ``extra_credit`` stay. Per comment: ``auto_comment`` replaced, ``manual_comment`` kept. The submission's
+    timestamp (``timestamp.txt``) is recorded, so nbgrader's late penalties apply.
+
+    Args:
+        course_url: the course gradebook.
+        scratch_url: the gradebook the submission was just graded into.
+        assignment: the assignment id.
+        student: the student id (created in the course gradebook if new; roster fields of a known student stay).
+
+    Returns:
+        ``{"manual": bool, "seconds_late": float}``: whether the instructor has entered anything by hand for this
+        submission (its feedback must then come from the course gradebook), and how late it is.
+
+    Raises:
+        nbgrader.api.MissingEntry: the scratch gradebook holds no such submission.
+
+    Example:
+        >>> upsert_submission("sqlite:///gradebook.db", "sqlite:///slot.db", "01", "alice")  # doctest: +SKIP
+        {'manual': False, 'seconds_late': 0.0}
+    """
+    from nbgrader.api import Gradebook
+
+    with Gradebook(scratch_url) as scratch, Gradebook(course_url) as course:
+        graded = scratch.find_submission(assignment, student)
+        try:
+            course.find_student(student)
+        except Exception:
+            course.add_student(student)
+        submission = course.update_or_create_submission(assignment, student, timestamp=graded.timestamp)
+        manual = False
+        for notebook in graded.notebooks:
+            target = course.find_submission_notebook(notebook.name, assignment, student)
+            grades = {g.name: g for g in target.grades}
+            for grade in notebook.grades:
+                mine = grades[grade.name]
+                mine.auto_score = grade.auto_score
+                mine.needs_manual_grade = mine.manual_score is not None or mine.auto_score is None
+                manual = manual or mine.manual_score is not None or bool(mine.extra_credit)
+            comments = {c.name: c for c in target.comments}
+            for comment in notebook.comments:
+                mine = comments[comment.name]
+                mine.auto_comment = comment.auto_comment
+                manual = manual or bool(mine.manual_comment)
+            manual = manual or bool(target.flagged)
+        course.db.commit()
+        return {"manual": manual, "seconds_late": float(submission.total_seconds_late or 0)}
+
+
+def duedate_of(course_url: str, assignment: str) -> Any:
+    """The assignment's due date in the course gradebook, or ``None``."""
+    from nbgrader.api import Gradebook, MissingEntry
+
+    with Gradebook(course_url) as course:
+        try:
+            return course.find_assignment(assignment).duedate
+        except MissingEntry:
+            return None
