@@ -17,7 +17,6 @@ c.CourseDirectory.release_directory = "notebooks"
 # a learner's function after 2 s, so a slow or endless function costs 2 s, not the whole cell.
 c.Execute.timeout = 120
 c.Execute.interrupt_on_timeout = True
-c.Execute.allow_errors = True
 
 # A test cell that a learner deleted is put back from the source notebook, and graded.
 c.OverwriteCells.add_missing_cells = True

@@ -41,8 +41,9 @@ def _locked(db_url: str) -> Iterator[None]:
 def ensure_assignments(course_url: str, template_url: str, names: list[str]) -> list[str]:
     """Copy the assignments ``names`` from a prepared gradebook into the course's, where they are missing.
 
-    An assignment already in the course gradebook (made by ``nbgrader generate_assignment``, or by an earlier
-    run) is left as it is, due date included.
+    An assignment already in the course gradebook with its notebooks (made by ``nbgrader generate_assignment``,
+    or by an earlier run) is left as it is; one made by ``nbgrader db assignment add`` (a due date, no notebooks
+    yet) gets its notebooks and keeps its due date.
 
     Args:
         course_url: the course gradebook (SQLAlchemy URL).
@@ -62,15 +63,14 @@ def ensure_assignments(course_url: str, template_url: str, names: list[str]) -> 
     with _locked(course_url), Gradebook(template_url) as template, Gradebook(course_url) as course:
         for name in names:
             try:
-                course.find_assignment(name)
-                continue
+                if course.find_assignment(name).notebooks:
+                    continue
             except MissingEntry:
-                pass
+                course.add_assignment(name)
             try:
                 source = template.find_assignment(name)
             except MissingEntry:
                 continue
-            course.update_or_create_assignment(name)
             for notebook in source.notebooks:
                 course.update_or_create_notebook(notebook.name, name)
                 for cell in notebook.grade_cells:

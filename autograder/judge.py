@@ -600,7 +600,7 @@ class JudgeTests(NbGraderPreprocessor):
         configured = self.config.LimitedKernelManager
         traits = LimitedKernelManager.class_traits()
         names = ("memory_limit", "cpu_limit", "sandbox", "hidden_paths")
-        return {name: configured.get(name, traits[name].default_value) for name in names}
+        return {name: configured.get(name, traits[name].default()) for name in names}
 
 
 def _solution_ids(notebook: Any) -> set[str]:

@@ -73,13 +73,21 @@ class SubmissionDoctor:
     notebooks. A notebook handed in under another name is graded under the name the gradebook expects (a copy
     is written beside it); a file nbgrader could not read (not UTF-8, a byte-order mark, an old nbformat,
     corrupt JSON) is replaced by a readable repair, its original kept beside it as ``<name>.unreadable``. A
-    file that cannot be repaired becomes an empty notebook, so the student's feedback says why the score is 0.
+    file that cannot be repaired is graded as the blank release notebook, so the student's feedback says why the
+    score is 0.
     What was done is written into the notebook's metadata for :class:`DoctorRepairs` to report. Well-formed
     notebooks under the right name, nearly all of them, are not touched.
 
+    Args:
+        release_directory: the course's release folder (``notebooks/``), holding ``<assignment>/<assignment>.ipynb``.
+
     Example:
-        >>> SubmissionDoctor()(assignment="01", student="*", notebooks=["submitted/al/01/x.ipynb"])  # doctest: +SKIP
+        >>> hook = SubmissionDoctor(Path("notebooks"))
+        >>> hook(assignment="01", student="*", notebooks=["submitted/al/01/x.ipynb"])  # doctest: +SKIP
     """
+
+    def __init__(self, release_directory: Path) -> None:
+        self.release_directory = Path(release_directory)
 
     def __call__(self, assignment: str = "", student: str = "", notebooks: list[str] | None = None, **_: Any) -> None:
         if not notebooks:
@@ -99,7 +107,8 @@ class SubmissionDoctor:
         if chosen == expected:
             shutil.copyfile(chosen, chosen.with_name(chosen.name + ".unreadable"), follow_symlinks=False)
         if nb is None:
-            nb = nbformat.v4.new_notebook()
+            blank = self.release_directory / folder.name / expected.name
+            nb = nbformat.read(blank, 4) if blank.is_file() else nbformat.v4.new_notebook()
         nb.metadata[NOTES_KEY] = {"file_problems": [{"kind": p.kind, "text": p.text} for p in problems]}
         partial = expected.with_name(f".{expected.name}.partial")
         nbformat.write(nb, partial)
@@ -160,7 +169,8 @@ def configure(c: Any, course_root: Path) -> None:
         'autograder.judge.JudgeTests'
     """
     source = c.CourseDirectory.get("source_directory", "source")
-    c.Autograde.pre_convert_hook = SubmissionDoctor()
+    release = c.CourseDirectory.get("release_directory", "release")
+    c.Autograde.pre_convert_hook = SubmissionDoctor(Path(course_root) / release)
     c.DoctorRepairs.source_directory = str(Path(course_root) / source)
     c.CourseDirectory.ignore = [*c.CourseDirectory.get("ignore", IGNORED), "*.unreadable"]
     c.Autograde.sanitize_preprocessors = list(SANITIZE)

@@ -69,7 +69,9 @@ def test_each_attack_is_flagged_in_the_report(batch, attack):
 
 def test_the_student_feedback_lists_the_problems(batch):
     results, out = batch
-    html = (out / "feedback" / "attack-deleted-test-cell" / f"{ASSIGNMENT}.html").read_text(encoding="utf-8")
+    html = (out / "course" / "feedback" / "attack-deleted-test-cell" / ASSIGNMENT / f"{ASSIGNMENT}.html").read_text(
+        encoding="utf-8"
+    )
     assert "Notes from the grader" in html and "test_merge_overlaps" in html
 
 

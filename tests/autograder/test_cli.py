@@ -67,7 +67,7 @@ def test_demo_writes_grades_csv_and_feedback(demo):
     assert {s: float(r["score"]) for s, r in rows.items()} == {s: sum(p.values()) for s, p in EXPECTED_01.items()}
     assert all(r["max_score"] == "8" and r["status"] == "graded" for r in rows.values())
     for student in EXPECTED_01:
-        html = (out / "feedback" / student / f"{ASSIGNMENT}.html").read_text(encoding="utf-8")
+        html = (out / "course" / "feedback" / student / ASSIGNMENT / f"{ASSIGNMENT}.html").read_text(encoding="utf-8")
         assert "test_merge_overlaps" in html
     # the printed table names each student with a total
     assert "merge-no-skip" in stdout and "6/8" in stdout
@@ -126,7 +126,7 @@ def test_release_check_fails_on_a_stale_notebook_and_release_is_deterministic(co
     assert nb_path.read_bytes() == first == (course_root / RELEASE).read_bytes()
 
 
-def test_grade_a_flat_folder_with_broken_files_never_stops_the_batch(course_root, tmp_path, capsys):
+def test_grade_a_flat_folder_with_broken_files_never_stops_the_batch(course_root, course_copy, tmp_path, capsys):
     folder = tmp_path / "inbox"
     folder.mkdir()
     release = nbformat.read(course_root / RELEASE, 4)
@@ -136,7 +136,7 @@ def test_grade_a_flat_folder_with_broken_files_never_stops_the_batch(course_root
     (folder / "cy.ipynb").write_bytes(b"")  # an empty file
     out = tmp_path / "out"
     assert (
-        main(["--course", str(course_root), "grade", str(folder), "--out", str(out), "--assignment", ASSIGNMENT]) == 0
+        main(["--course", str(course_copy), "grade", str(folder), "--out", str(out), "--assignment", ASSIGNMENT]) == 0
     )
     with open(out / "grades.csv", encoding="utf-8") as handle:
         rows = {r["student_id"]: r for r in csv.DictReader(handle)}
@@ -161,10 +161,10 @@ def _journal_lines(out):
     return (out / "journal.jsonl").read_text(encoding="utf-8").splitlines()
 
 
-def test_grade_resumes_without_regrading_what_is_done(course_root, tmp_path, capsys):
+def test_grade_resumes_without_regrading_what_is_done(course_root, course_copy, tmp_path, capsys):
     folder, out = tmp_path / "submitted", tmp_path / "out"
     _write_class(course_root, folder, ["correct-loops", "merge-no-skip"])
-    args = ["--course", str(course_root), "grade", str(folder), "--out", str(out), "--jobs", "1", "--no-feedback"]
+    args = ["--course", str(course_copy), "grade", str(folder), "--out", str(out), "--jobs", "1", "--no-feedback"]
     assert main(args) == 0
     assert len(_journal_lines(out)) == 2
     # Nothing changed: nothing is graded again, and the grades are the same.
@@ -188,7 +188,7 @@ def test_grade_resumes_without_regrading_what_is_done(course_root, tmp_path, cap
         }
 
 
-def test_parallel_grading_matches_serial_and_merges_one_gradebook(course_root, tmp_path, capsys):
+def test_parallel_grading_matches_serial_and_merges_one_gradebook(course_root, course_copy, tmp_path, capsys):
     from nbgrader.api import Gradebook
 
     students = ["blank", "correct-counter", "merge-no-skip", "counts-sorted"]
@@ -197,23 +197,23 @@ def test_parallel_grading_matches_serial_and_merges_one_gradebook(course_root, t
     outputs = {}
     for jobs in (1, 2):
         out = tmp_path / f"out-{jobs}"
-        args = ["--course", str(course_root), "grade", str(folder), "--out", str(out), "--jobs", str(jobs)]
+        args = ["--course", str(course_copy), "grade", str(folder), "--out", str(out), "--jobs", str(jobs)]
         assert main(args + ["--no-feedback"]) == 0
         outputs[jobs] = (out / "exercise_grades.csv").read_text()
     assert outputs[1] == outputs[2]
-    with Gradebook(f"sqlite:///{tmp_path / 'out-2' / 'course' / 'gradebook.db'}") as gradebook:
+    with Gradebook(f"sqlite:///{course_copy / 'gradebook.db'}") as gradebook:
         scores = {s: gradebook.find_submission(ASSIGNMENT, s).score for s in students}
     assert scores == {s: sum(EXPECTED_01[s].values()) for s in students}
 
 
-def test_shard_splits_a_class_into_disjoint_parts(course_root, tmp_path, capsys):
+def test_shard_splits_a_class_into_disjoint_parts(course_root, course_copy, tmp_path, capsys):
     students = ["blank", "correct-counter", "merge-no-skip"]
     folder = tmp_path / "submitted"
     _write_class(course_root, folder, students)
     graded = []
     for k in (1, 2):
         out = tmp_path / f"shard-{k}"
-        base = ["--course", str(course_root), "grade", str(folder), "--out", str(out), "--no-feedback"]
+        base = ["--course", str(course_copy), "grade", str(folder), "--out", str(out), "--no-feedback"]
         assert main(base + ["--jobs", "1", "--shard", f"{k}/2"]) == 0
         with open(out / "grades.csv", encoding="utf-8") as handle:
             graded.append({r["student_id"] for r in csv.DictReader(handle)})

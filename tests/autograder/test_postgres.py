@@ -41,13 +41,13 @@ def _scores(url, students):
         return {s: gradebook.find_submission(ASSIGNMENT, s).score for s in students}
 
 
-def test_two_shards_grade_one_class_into_one_postgres_gradebook(course_root, tmp_path, database):
+def test_two_shards_grade_one_class_into_one_postgres_gradebook(course_root, course_copy, tmp_path, database):
     students = ["blank", "correct-counter", "merge-no-skip", "counts-sorted", "half-done"]
     folder = tmp_path / "submitted"
     _write_class(course_root, folder, students)
     runs = [
         subprocess.Popen(
-            [sys.executable, "-m", "autograder", "--course", str(course_root), "grade", str(folder)]
+            [sys.executable, "-m", "autograder", "--course", str(course_copy), "grade", str(folder)]
             + ["--out", str(tmp_path / f"shard-{k}"), "--shard", f"{k}/2", "--jobs", "2", "--no-feedback"]
             + ["--db-url", database],
             stdout=subprocess.PIPE,
@@ -63,13 +63,13 @@ def test_two_shards_grade_one_class_into_one_postgres_gradebook(course_root, tmp
     assert _scores(database, students) == expected
 
 
-def test_regrading_into_postgres_gives_identical_scores(course_root, tmp_path, database, capsys):
+def test_regrading_into_postgres_gives_identical_scores(course_root, course_copy, tmp_path, database, capsys):
     from autograder.cli import main
 
     students = ["correct-loops", "counts-no-overlap"]
     folder = tmp_path / "submitted"
     _write_class(course_root, folder, students)
-    args = ["--course", str(course_root), "grade", str(folder), "--no-feedback", "--db-url", database]
+    args = ["--course", str(course_copy), "grade", str(folder), "--no-feedback", "--db-url", database]
     assert main(args + ["--out", str(tmp_path / "first"), "--jobs", "1"]) == 0
     first = _scores(database, students)
     assert main(args + ["--out", str(tmp_path / "again"), "--jobs", "2"]) == 0
