@@ -65,6 +65,7 @@ def round_trip(tmp_path_factory):
     env = {k: v for k, v in os.environ.items() if k != "NBGRADER_EXECUTION"}
     due = (datetime.now(timezone.utc) - timedelta(days=1)).strftime("%Y-%m-%d %H:%M:%S UTC")
     nbgrader("db", "assignment", "add", ASSIGNMENT, f"--duedate={due}", cwd=course, env=env)
+    nbgrader("generate_assignment", ASSIGNMENT, "--force", cwd=course, env=env)  # the gradebook's cells
     nbgrader("release_assignment", ASSIGNMENT, cwd=course, env=env)
     student_flags = ["--course", "bpe-course", f"--Exchange.root={exchange}"]
     nbgrader("fetch_assignment", ASSIGNMENT, *student_flags, cwd=home, env=env)
@@ -198,3 +199,26 @@ def test_without_the_grader_installed_nbgrader_autograde_refuses(round_trip, tmp
     )
     assert run.returncode != 0
     assert "the course's grader is not installed here" in run.stdout + run.stderr
+
+
+def test_the_doctor_repairs_a_renamed_notebook_under_nbgrader_autograde(round_trip):
+    """The doctor is part of nbgrader's own pipeline: a notebook handed in under another name is graded under the
+    expected one, and the student's graded notebook says so."""
+    course, _home, student, env, _flags = round_trip
+    folder = course / "submitted" / student / ASSIGNMENT
+    original = folder / f"{ASSIGNMENT}.ipynb"
+    renamed = folder / f"{ASSIGNMENT} (1).ipynb"
+    content = original.read_bytes()
+    original.unlink()
+    renamed.write_bytes(content)
+    try:
+        nbgrader("autograde", ASSIGNMENT, "--force", cwd=course, env=env)
+        grades = _grades(course, student)
+        assert sum(auto for auto, _m in grades.values()) == sum(EXPECTED[ASSIGNMENT][STUDENT_WORK].values())
+        graded = nbformat.read(course / "autograded" / student / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", 4)
+        assert "the notebook was named" in graded.cells[0].source
+    finally:
+        renamed.unlink()
+        if original.exists():
+            os.chmod(original, 0o644)
+        original.write_bytes(content)
