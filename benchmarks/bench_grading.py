@@ -63,7 +63,8 @@ def bench_class(students: int, jobs: int) -> tuple[float, float, int]:
         tmp = Path(tmp)
         submitted = tmp / "submitted"
         count = build_class(submitted, students)
-        # plain nbgrader: a course directory with the same config, sources and submissions
+        # nbgrader's own command (it runs the course's pipeline too, from the same config): a course directory with
+        # the same config, sources and submissions
         course = tmp / "nbgrader-course"
         course.mkdir()
         shutil.copy(ROOT / "nbgrader_config.py", course / "nbgrader_config.py")
@@ -74,8 +75,13 @@ def bench_class(students: int, jobs: int) -> tuple[float, float, int]:
         nbgrader = sum(
             timed(["nbgrader", "autograde", assignment, "--force"], course) for assignment in assignments(ROOT)
         )
+        ours_course = tmp / "our-course"  # grade writes into its course directory: never the repository's
+        ours_course.mkdir()
+        shutil.copy(ROOT / "nbgrader_config.py", ours_course / "nbgrader_config.py")
+        for name in ("solutions", "notebooks"):
+            shutil.copytree(ROOT / name, ours_course / name)
         ours = timed(
-            [sys.executable, "-m", "autograder", "--course", str(ROOT), "grade", str(submitted)]
+            [sys.executable, "-m", "autograder", "--course", str(ours_course), "grade", str(submitted)]
             + ["--out", str(tmp / "out"), "--jobs", str(jobs), "--no-feedback", "--force"],
             ROOT,
         )
