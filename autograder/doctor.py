@@ -330,8 +330,17 @@ def _flags(node: ast.AST) -> list[str]:
     return flags
 
 
+REPORT_METADATA = "bpe_course_doctor"
+"""The metadata key of :func:`report_cell` that keeps each problem's kind for the class report."""
+
+
 def report_cell(problems: list[Problem]):
-    """A markdown cell for the top of the graded notebook, so the student's feedback lists the problems."""
+    """A markdown cell for the top of the graded notebook, so the student's feedback lists the problems.
+
+    Its metadata (``REPORT_METADATA``) keeps every problem with its kind, for :mod:`autograder.report`.
+    """
     lines = ["**Notes from the grader about this submission**", ""]
     lines += [f"- {p.text}" for p in problems]
-    return nbformat.v4.new_markdown_cell("\n".join(lines))
+    cell = nbformat.v4.new_markdown_cell("\n".join(lines))
+    cell.metadata[REPORT_METADATA] = {"problems": [{"kind": p.kind, "text": p.text} for p in problems]}
+    return cell
