@@ -491,34 +491,37 @@ def _png(fig) -> str:
 
 def histogram_png(part: AssignmentReport) -> str:
     """The distribution of the final scores of an assignment, as a PNG data URI (one bar per point)."""
-    fig, ax = _figure(5.2, 2.8)
+    fig, ax = _figure(5.2, 2.6)
     top = max(1, int(part.max_score + 0.999))
     scores = [s.final_score for s in part.submissions]
     ax.hist(scores, bins=[x - 0.5 for x in range(top + 2)], color="#3b6ea8", edgecolor="white")
     ax.set_xlim(-0.5, top + 0.5)
-    ax.set_xlabel(f"score (of {part.max_score:g} points)")
-    ax.set_ylabel("students")
+    ax.set_xlabel(f"score (of {part.max_score:g} points)", fontsize=11)
+    ax.set_ylabel("students", fontsize=11)
+    ax.tick_params(labelsize=10)
     ax.yaxis.get_major_locator().set_params(integer=True)
     ax.spines[["top", "right"]].set_visible(False)
     return _png(fig)
 
 
 def pass_rate_png(part: AssignmentReport) -> str:
-    """The share of students passing each test cell, grouped by exercise, as a PNG data URI."""
+    """The share of students passing each test cell (its name above its bar, coloured by exercise), as a data URI."""
     tests = part.tests
-    fig, ax = _figure(5.2, 0.42 * len(tests) + 1.0)
-    names = [t.name for t in tests]
-    rates = [100 * t.pass_rate for t in tests]
+    fig, ax = _figure(5.2, 0.62 * len(tests) + 0.7)
     palette = ["#3b6ea8", "#c9772b", "#4f9a5a", "#9a4f8f", "#6b6b6b"]
     colours = {e: palette[i % len(palette)] for i, e in enumerate(dict.fromkeys(t.exercise for t in tests))}
-    ax.barh(range(len(tests)), rates, color=[colours[t.exercise] for t in tests])
-    ax.set_yticks(range(len(tests)), names)
-    ax.invert_yaxis()
-    ax.set_xlim(0, 100)
-    ax.set_xlabel("students passing (%)")
     for index, t in enumerate(tests):
-        ax.text(min(rates[index] + 1, 86), index, f"{t.passed}/{t.graded}", va="center", fontsize=10)
-    ax.spines[["top", "right"]].set_visible(False)
+        rate = 100 * t.pass_rate
+        ax.barh(index, rate, height=0.42, color=colours[t.exercise])
+        name = t.name if t.exercise in t.name else f"{t.name} ({t.exercise})"
+        ax.text(0, index - 0.26, name, va="bottom", fontsize=11)
+        ax.text(min(rate + 1.5, 90), index, f"{t.passed}/{t.graded}", va="center", fontsize=11)
+    ax.set_ylim(len(tests) - 0.6, -0.85)
+    ax.set_yticks([])
+    ax.set_xlim(0, 100)
+    ax.set_xlabel("students passing (%)", fontsize=11)
+    ax.tick_params(labelsize=10)
+    ax.spines[["top", "right", "left"]].set_visible(False)
     return _png(fig)
 
 
@@ -618,10 +621,13 @@ def _section(part: AssignmentReport) -> list[str]:
                 if m.expected:
                     out.append(f'<dt>expected</dt><dd class="mono">{_e(m.expected)}</dd>')
             else:
-                out.append(f'<dt>failure</dt><dd class="mono">{_e(m.returned)}</dd>')
+                stub = " (the release stub: not attempted)" if m.returned == "NotImplementedError" else ""
+                out.append(f'<dt>failure</dt><dd class="mono">{_e(m.returned)}{stub}</dd>')
             students = ", ".join(f"<bdi>{_e(s)}</bdi>" for s in m.students)
             out.append(f'<dt>students</dt><dd class="students">{students}</dd>')
-            out.append(f"<dt>example message</dt><dd><pre>{_e(m.example[:2000])}</pre></dd></dl></div>")
+            if m.call or parse_failure(m.example).returned != m.returned:  # else the message says no more
+                out.append(f"<dt>example message</dt><dd><pre>{_e(m.example[:2000])}</pre></dd>")
+            out.append("</dl></div>")
     out.append("<h3>Flagged submissions</h3>")
     if not part.flagged:
         out.append("<p>The doctor found nothing to repair or flag.</p>")
