@@ -236,12 +236,8 @@ def _class_report(out: Path, db_url: str | None = None, assignment: str | None =
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    if args.db_url and args.autograded:
-        url, autograded = args.db_url, Path(args.autograded)
-    else:
-        url, autograded = report.course_gradebook(_course(args))
-        url, autograded = args.db_url or url, Path(args.autograded) if args.autograded else autograded
-    built = report.build_report(url, autograded, args.assignment)
+    url, autograded = (None, None) if args.db_url and args.autograded else report.course_gradebook(_course(args))
+    built = report.build_report(args.db_url or url, args.autograded or autograded, args.assignment)
     text = report.to_json(built) if args.json else report.render_html(built)
     if args.out:
         Path(args.out).write_text(text, encoding="utf-8")

@@ -1,6 +1,7 @@
 """The class report on the graded sample class: exact pass rates and mistake groups, flags, late work, the page."""
 
 import ast
+import doctest
 import json
 import os
 import re
@@ -13,7 +14,7 @@ import nbformat
 import pytest
 
 import bpe_ref
-from autograder import doctor, report, sample_class
+from autograder import doctor, exports, report, sample_class
 from autograder.checks import CheckFailed, check_merge
 from autograder.cli import main
 from autograder.harness import show
@@ -69,6 +70,12 @@ def _groups(by_student: dict[str, tuple[str, str]]) -> list[tuple[str, str, list
         groups.setdefault(key, []).append(student)
     ordered = sorted(groups.items(), key=lambda item: (-len(item[1]), item[0]))
     return [(call, returned, students) for (call, returned), students in ordered]
+
+
+@pytest.mark.parametrize("module", [report, exports])
+def test_docstring_examples(module):
+    result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
+    assert result.attempted > 0 and result.failed == 0
 
 
 def test_the_mistake_table_agrees_with_the_expected_scores():
