@@ -239,6 +239,25 @@ def test_a_notebook_outside_the_autograded_folder_is_never_read(class_with_late_
     assert group.returned == "(no failure message recorded)"
 
 
+def test_grade_ends_with_a_report_that_lists_what_the_doctor_found(course_root, tmp_path, capsys):
+    answers = dict(STUDENTS_01["correct-loops"])
+    answers["merge"] = "import bpe_ref\n" + answers["merge"]  # an integrity flag, and merge still right
+    release = nbformat.read(course_root / "notebooks" / A01 / f"{A01}.ipynb", 4)
+    path = tmp_path / "submitted" / "mallory" / A01 / f"{A01}.ipynb"
+    path.parent.mkdir(parents=True)
+    nbformat.write(sample_class.fill(release, answers), path)
+    args = ["--course", str(course_root), "grade", str(tmp_path / "submitted"), "--out", str(tmp_path / "out")]
+    assert main([*args, "--jobs", "1", "--no-feedback"]) == 0
+    assert "report.html" in capsys.readouterr().out
+    out = tmp_path / "out" / "course"
+    part = _part(report.build_report(f"sqlite:///{out / 'gradebook.db'}", out / "autograded"), A01)
+    (row,) = part.flagged
+    assert row.student == "mallory" and [p["kind"] for p in row.problems] == ["integrity"]
+    assert "imports bpe_ref" in row.problems[0]["text"]
+    page = (tmp_path / "out" / "report.html").read_text(encoding="utf-8")
+    assert "[integrity]</span> cell &#x27;merge&#x27;, line 1: imports bpe_ref" in page
+
+
 def test_report_command_writes_html_and_json(graded_sample_class, tmp_path, course_root):
     out, stdout = graded_sample_class
     assert (out / "report.html").is_file() and "report.html" in stdout  # the demo ends with the report
