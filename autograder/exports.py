@@ -18,7 +18,7 @@ from pathlib import Path
 
 from .course import CourseError
 from .grading import _cell
-from .report import _iso, _safe_url
+from .report import _iso, _safe_url, open_gradebook
 
 
 @dataclass
@@ -87,16 +87,10 @@ def collect(db_urls: list[str], assignments: list[str] | None = None) -> Gradesh
         >>> sheet.grades["ada", "01_pair_counts_and_merge"].score  # doctest: +SKIP
         8.0
     """
-    from nbgrader.api import Gradebook
-
     sheet = Gradesheet()
     for url in dict.fromkeys(db_urls):
         shown = _safe_url(url)
-        try:
-            gradebook = Gradebook(url)
-        except Exception as exc:
-            raise CourseError(f"cannot open the gradebook {shown}: {type(exc).__name__}") from None
-        with gradebook:
+        with open_gradebook(url) as gradebook:
             for row in gradebook.students:
                 _add_student(
                     sheet,

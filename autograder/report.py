@@ -242,6 +242,34 @@ def _safe_url(db_url: str) -> str:
         return "(an unreadable database URL)"
 
 
+def open_gradebook(db_url: str):
+    """Open an existing nbgrader gradebook; never create one (nbgrader would make an empty SQLite file).
+
+    Raises:
+        CourseError: a SQLite gradebook whose file does not exist, or a database that cannot be opened; the
+            message names the URL with its password hidden.
+
+    Example:
+        >>> with open_gradebook("sqlite:///out/course/gradebook.db") as gradebook:  # doctest: +SKIP
+        ...     print([a.name for a in gradebook.assignments])
+    """
+    from nbgrader.api import Gradebook
+    from sqlalchemy.engine import make_url
+
+    shown = _safe_url(db_url)
+    try:
+        url = make_url(db_url)
+    except Exception:
+        raise CourseError(f"not a database URL: {shown}") from None
+    if url.get_backend_name() == "sqlite" and url.database not in (None, "", ":memory:"):
+        if not Path(url.database).is_file():
+            raise CourseError(f"no gradebook at {url.database} ({shown})")
+    try:
+        return Gradebook(db_url)
+    except Exception as exc:
+        raise CourseError(f"cannot open the gradebook {shown}: {type(exc).__name__}") from None
+
+
 def _read_notebook(path: Path, root: Path):
     """The autograded notebook at ``path`` if it lies inside ``root`` and can be read, else ``None``."""
     try:
@@ -264,7 +292,11 @@ def _messages(nb) -> dict[str, str]:
 
 
 def _problems(nb) -> list[dict[str, str]]:
-    """The doctor's findings: the first cell of a graded notebook, when :func:`doctor.report_cell` wrote it."""
+    """The doctor's findings: the first cell of a graded notebook, when :func:`doctor.report_cell` wrote it.
+
+    A student could forge that cell's metadata in a submission the doctor found nothing in: the forgery can only
+    flag its own author, and its text is escaped like any other.
+    """
     if nb is None or not nb.cells:
         return []
     cell = nb.cells[0]
@@ -340,14 +372,10 @@ def build_report(db_url: str, autograded_dir: Path | str, assignment: str | None
         >>> report.assignments[0].tests[3].mistakes[0].returned  # doctest: +SKIP
         '[7, 7]'
     """
-    from nbgrader.api import Gradebook, MissingEntry
+    from nbgrader.api import MissingEntry
 
     root = Path(autograded_dir).resolve()
-    try:
-        gradebook = Gradebook(db_url)
-    except Exception as exc:
-        raise CourseError(f"cannot open the gradebook {_safe_url(db_url)}: {type(exc).__name__}") from None
-    with gradebook:
+    with open_gradebook(db_url) as gradebook:
         if assignment is not None:
             try:
                 chosen = [gradebook.find_assignment(assignment)]
@@ -391,12 +419,8 @@ def _assignment_report(assignment, root: Path) -> AssignmentReport:
         for notebook in sorted(submission.notebooks, key=lambda n: n.name):
             grades = {(notebook.name, g.name): g for g in notebook.grades}
             failing = [k for k, g in grades.items() if float(g.score or 0) < float(g.max_score or 0)]
-            nb = None
-            if failing or notebook.name == notebooks[0].name:
-                path = root / student / assignment.name / f"{notebook.name}.ipynb"
-                nb = _read_notebook(path, root)
-            if notebook.name == notebooks[0].name:
-                problems = _problems(nb)
+            nb = _read_notebook(root / student / assignment.name / f"{notebook.name}.ipynb", root)
+            problems += _problems(nb)
             messages = _messages(nb)
             for key, grade in grades.items():
                 if key not in graded:

@@ -131,3 +131,12 @@ def test_export_command_writes_the_files_and_warns_of_unmatched_students(roster_
     assert f"{len(STUDENTS) - 1} students without lms_user_id" in printed
     assert main(["export", "--db-url", roster_gradebook, "--assignment", "nope", "--csv", str(files["csv"])]) == 2
     assert main(["export", "--db-url", roster_gradebook]) == 2  # no file asked for
+
+
+def test_a_missing_gradebook_is_an_error_and_is_never_created(tmp_path):
+    with pytest.raises(CourseError, match="no gradebook at"):
+        exports.collect([f"sqlite:///{tmp_path / 'typo.db'}"])
+    assert not (tmp_path / "typo.db").exists()
+    with pytest.raises(CourseError) as caught:  # an unreachable server: named, its password never shown
+        exports.collect(["postgresql://grader:s3cret@127.0.0.1:1/bpe"])
+    assert "grader:***@127.0.0.1:1/bpe" in str(caught.value) and "s3cret" not in str(caught.value)
