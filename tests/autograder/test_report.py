@@ -309,3 +309,40 @@ def test_the_report_reads_on_a_desktop_a_phone_and_paper(graded_sample_class, tm
             assert len(re.findall(rb"/Type\s*/Page\b(?!s)", pdf)) >= len(EXPECTED)
         finally:
             browser.close()
+
+
+POSTGRES_URL = os.environ.get("BPE_TEST_POSTGRES_URL", "")
+
+
+@pytest.mark.skipif(not POSTGRES_URL, reason="BPE_TEST_POSTGRES_URL is not set (no PostgreSQL server to test against)")
+def test_a_postgres_gradebook_gives_the_same_report_and_exports(course_root, tmp_path, capsys):
+    import uuid
+
+    sqlalchemy = pytest.importorskip("sqlalchemy")
+    name = f"bpe_test_{uuid.uuid4().hex[:10]}"
+    admin = sqlalchemy.create_engine(POSTGRES_URL, isolation_level="AUTOCOMMIT")
+    with admin.connect() as connection:
+        connection.execute(sqlalchemy.text(f'CREATE DATABASE "{name}"'))
+    database = POSTGRES_URL.rsplit("/", 1)[0] + "/" + name
+    try:
+        students = ["blank", "counts-sorted", "merge-no-skip"]
+        release = nbformat.read(course_root / "notebooks" / A01 / f"{A01}.ipynb", 4)
+        for student in students:
+            path = tmp_path / "submitted" / student / A01 / f"{A01}.ipynb"
+            path.parent.mkdir(parents=True)
+            nbformat.write(sample_class.fill(release, STUDENTS_01[student]), path)
+        args = ["--course", str(course_root), "grade", str(tmp_path / "submitted"), "--out", str(tmp_path / "out")]
+        assert main([*args, "--db-url", database, "--jobs", "1", "--no-feedback"]) == 0
+        assert "report.html" in capsys.readouterr().out
+        part = _part(report.build_report(database, tmp_path / "out" / "course" / "autograded", A01), A01)
+        for test in part.tests:
+            expected = {s: key for s, key in MISTAKES_01[test.name].items() if s in students}
+            assert [(m.call, m.returned, sorted(m.students)) for m in test.mistakes] == _groups(expected)
+        sheet = exports.collect([database])
+        assert {k: g.score for k, g in sheet.grades.items()} == {
+            (s, A01): float(sum(EXPECTED[A01][s].values())) for s in students
+        }
+    finally:
+        with admin.connect() as connection:
+            connection.execute(sqlalchemy.text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+        admin.dispose()
