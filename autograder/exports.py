@@ -171,10 +171,11 @@ def warnings(sheet: Gradesheet) -> list[str]:
 
 # Canvas: "How do I import grades in the Gradebook?" (Instructure Community, Instructor Guide,
 # https://community.canvaslms.com/t5/Instructor-Guide/How-do-I-import-grades-in-the-Gradebook/ta-p/807):
-# the CSV starts with the columns Student, ID, SIS User ID, SIS Login ID and Section, then one column per
-# assignment. Canvas matches a row to a student by the ID column (the Canvas user id: nbgrader's lms_user_id);
-# an assignment column whose header has no Canvas id in parentheses is matched by name, or created as a new
-# assignment. A blank cell changes nothing.
+# the CSV starts with the columns Student, ID, SIS User ID, SIS Login ID and Section (the first columns of
+# Canvas's own gradebook export), then one column per assignment. A row is matched to a student by ID (the
+# Canvas user id: nbgrader's lms_user_id) or by the SIS ids; an existing assignment's column is headed
+# "Name (assignment id)" as Canvas exports it, and a header Canvas does not know becomes a new assignment
+# (the instructor reviews every change on the import page before it is applied). A blank cell changes nothing.
 CANVAS_COLUMNS = ["Student", "ID", "SIS User ID", "SIS Login ID", "Section"]
 
 
