@@ -668,7 +668,7 @@ def _section(part: AssignmentReport) -> list[str]:
     if not part.late:
         out.append("<p>None: every submission came in before its due date (or none was set).</p>")
     else:
-        out.append('<div class="scroll"><table><tr><th>student</th><th>submitted</th><th>due</th>')
+        out.append('<div class="scroll"><table><tr><th>student</th><th>submitted (UTC)</th><th>due (UTC)</th>')
         out.append('<th class="num">late by</th><th class="num">penalty</th><th class="num">score</th></tr>')
         for row in part.late:
             out.append(
