@@ -8,9 +8,13 @@ Commands:
   and prints each exercise with its points and failure messages. Exit 0 only for full marks.
 * ``grade SUBMISSIONS --out DIR``: autograde a class (nbgrader's ``submitted/`` layout, or a folder of
   notebooks) into the course directory (its gradebook, ``autograded/``, ``feedback/``), as ``nbgrader autograde``
-  and ``generate_feedback`` would; ``grades.csv`` and ``exercise_grades.csv`` go into ``DIR``.
+  and ``generate_feedback`` would; ``grades.csv``, ``exercise_grades.csv`` and ``report.html`` go into ``DIR``.
 * ``demo [--out DIR]``: ``grade`` the bundled sample class into a course directory of its own (``DIR/course``)
   and print each student's score per exercise.
+* ``report [--assignment A] [--db-url URL] [--autograded DIR] [--out FILE] [--json]``: the class report (what
+  the class got wrong, flagged and late submissions) from a gradebook; ``grade`` and ``demo`` end with it.
+* ``export --db-url URL [--db-url URL ...] [--canvas FILE] [--moodle FILE] [--csv FILE]``: grades in the
+  formats an LMS imports, from one gradebook or several (the shards of a class).
 """
 
 from __future__ import annotations
@@ -27,7 +31,7 @@ from pathlib import Path
 # nbformat's schema never uses. jsonschema treats the package as optional, so do without it here.
 sys.modules.setdefault("rfc3987_syntax", None)  # type: ignore[arg-type]
 
-from . import grading, release, sample_class  # noqa: E402
+from . import exports, grading, release, report, sample_class  # noqa: E402
 from .course import CourseError, find_course_root  # noqa: E402
 from .limits import parse_size, sandbox_status  # noqa: E402
 
@@ -128,6 +132,7 @@ def cmd_grade(args: argparse.Namespace) -> int:
         class_folder=Path(args.submissions),
     )
     _summary(results, out, root)
+    _class_report(root, root, out, args.db_url, args.assignment)
     return 0
 
 
@@ -226,6 +231,54 @@ def cmd_demo(args: argparse.Namespace) -> int:
         progress=_progress("grading the sample class"),
     )
     _summary(results, out, course_dir)
+    _class_report(root, course_dir, out)
+    return 0
+
+
+def _class_report(
+    root: Path, course_dir: Path, out: Path, db_url: str | None = None, assignment: str | None = None
+) -> None:
+    """The last step of ``grade`` and ``demo``: ``report.html`` in ``out`` from the course directory's gradebook
+    and ``autograded/``; a failure is reported, never fatal."""
+    target = grading.course_target(root, course_dir, db_url)
+    url, autograded = target.db_url, target.folder("autograded")
+    try:
+        page = report.render_html(report.build_report(url, autograded, assignment))
+    except CourseError as exc:
+        print(f"no class report: {exc}")
+        return
+    (out / "report.html").write_text(page, encoding="utf-8")
+    print(f"  {out}/report.html: the class report (what the class got wrong, flagged and late submissions)")
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    target = grading.course_target(_course(args), _course(args))
+    url, autograded = target.db_url, target.folder("autograded")
+    built = report.build_report(args.db_url or url, args.autograded or autograded, args.assignment)
+    text = report.to_json(built) if args.json else report.render_html(built)
+    if args.out:
+        Path(args.out).write_text(text, encoding="utf-8")
+        print(f"wrote {args.out}")
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    if not (args.canvas or args.moodle or args.csv):
+        raise CourseError("export needs at least one of --canvas FILE, --moodle FILE, --csv FILE")
+    sheet = exports.collect(
+        args.db_url or [grading.course_target(_course(args), _course(args)).db_url], args.assignment
+    )
+    for path, write in ((args.canvas, exports.write_canvas), (args.moodle, exports.write_moodle)):
+        if path:
+            write(sheet, Path(path))
+            print(f"wrote {path}")
+    if args.csv:
+        exports.write_combined(sheet, Path(args.csv))
+        print(f"wrote {args.csv}")
+    for line in exports.warnings(sheet):
+        print(f"warning: {line}")
     return 0
 
 
@@ -289,6 +342,24 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", help="output folder (default: a new temporary folder)")
     p.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="submissions graded at once (default: CPUs)")
     p.set_defaults(func=cmd_demo)
+
+    p = sub.add_parser("report", help="the class report: what the class got wrong, flagged and late submissions")
+    p.add_argument("--assignment", help="report on this assignment only (default: every assignment)")
+    p.add_argument("--db-url", help="the nbgrader gradebook (default: the course's CourseDirectory.db_url)")
+    p.add_argument("--autograded", help="nbgrader's autograded/ folder (default: the course's)")
+    p.add_argument("--out", help="write the report to this file (default: standard output)")
+    p.add_argument("--json", action="store_true", help="JSON for scripts instead of HTML")
+    p.set_defaults(func=cmd_report)
+
+    p = sub.add_parser("export", help="grades as Canvas or Moodle import CSV, or one CSV across shards")
+    p.add_argument(
+        "--db-url", action="append", help="a gradebook; repeat for the shards of a class (default: the course's)"
+    )
+    p.add_argument("--assignment", action="append", help="export this assignment (repeatable; default: all)")
+    p.add_argument("--canvas", help="write a Canvas gradebook import CSV here")
+    p.add_argument("--moodle", help="write a Moodle grade import CSV here")
+    p.add_argument("--csv", help="write one row per student and assignment, across every gradebook, here")
+    p.set_defaults(func=cmd_export)
     return parser
 
 

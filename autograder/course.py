@@ -172,20 +172,21 @@ class Workspace:
             pass
         return ""
 
-    def _folder(self, kind: str) -> Path:
+    def folder(self, kind: str) -> Path:
+        """One of nbgrader's folders (``"submitted"``, ``"autograded"``, ``"feedback"``...) of this directory."""
         if self.scratch:
             return self.path / kind
         name = load_config(self.path).CourseDirectory.get(f"{kind}_directory", kind)
         return self.path / name
 
     def submission_path(self, student: str, assignment: str) -> Path:
-        return self._folder("submitted") / student / assignment / f"{assignment}.ipynb"
+        return self.folder("submitted") / student / assignment / f"{assignment}.ipynb"
 
     def autograded_path(self, student: str, assignment: str) -> Path:
-        return self._folder("autograded") / student / assignment / f"{assignment}.ipynb"
+        return self.folder("autograded") / student / assignment / f"{assignment}.ipynb"
 
     def feedback_path(self, student: str, assignment: str) -> Path:
-        return self._folder("feedback") / student / assignment / f"{assignment}.html"
+        return self.folder("feedback") / student / assignment / f"{assignment}.html"
 
 
 COURSE_CONFIG_TEMPLATE = '''"""An nbgrader course directory of bpe-course, made by `python -m autograder`.

@@ -351,8 +351,28 @@ def _flags(node: ast.AST) -> list[str]:
     return flags
 
 
+REPORT_METADATA = "bpe_course_doctor"
+"""The metadata key of :func:`report_cell` that keeps each problem's kind for the class report."""
+
+
 def report_cell(problems: list[Problem]):
-    """A markdown cell for the top of the graded notebook, so the student's feedback lists the problems."""
+    """A markdown cell for the top of the graded notebook, so the student's feedback lists the problems.
+
+    Its metadata (``REPORT_METADATA``) keeps every problem with its kind, for :mod:`autograder.report`.
+    """
     lines = ["**Notes from the grader about this submission**", ""]
     lines += [f"- {p.text}" for p in problems]
-    return nbformat.v4.new_markdown_cell("\n".join(lines))
+    cell = nbformat.v4.new_markdown_cell("\n".join(lines))
+    cell.metadata[REPORT_METADATA] = {"problems": [{"kind": p.kind, "text": p.text} for p in problems]}
+    return cell
+
+
+def noted_problems(nb) -> list[Problem]:
+    """The problems :func:`report_cell` noted at the top of a graded notebook (``[]`` when there is no such cell)."""
+    if nb is None or not nb.cells or nb.cells[0].get("cell_type") != "markdown":
+        return []
+    stored = nb.cells[0].get("metadata", {}).get(REPORT_METADATA, {})
+    found = stored.get("problems", []) if isinstance(stored, dict) else []
+    if not isinstance(found, list):
+        return []
+    return [Problem(str(p.get("kind", "")), str(p.get("text", ""))[:500]) for p in found if isinstance(p, dict)]

@@ -293,10 +293,8 @@ def stage(submission: Submission, folder: Path) -> None:
 
 def read_problems(path: Path) -> list[doctor.Problem]:
     """The problems :mod:`autograder.doctor` noted in a graded notebook (empty when there is none or no file)."""
-    from .pipeline import notes_of
-
     try:
-        return notes_of(nbformat.read(path, 4))
+        return doctor.noted_problems(nbformat.read(path, 4))
     except (OSError, ValueError):
         return []
 

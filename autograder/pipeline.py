@@ -44,7 +44,7 @@ IGNORED = [".ipynb_checkpoints", "*.pyc", "__pycache__", "feedback"]
 """nbgrader's default ``CourseDirectory.ignore``."""
 
 NOTES_KEY = "bpe_course"
-"""Cell metadata key of the doctor's notes cell: ``{"problems": [{"kind": ..., "text": ...}, ...]}``."""
+"""Notebook metadata key where :class:`SubmissionDoctor` leaves what it did to the file for :class:`DoctorRepairs`."""
 
 SANITIZE = [
     "autograder.pipeline.DoctorRepairs",
@@ -134,24 +134,8 @@ class DoctorRepairs(NbGraderPreprocessor):
         if source.is_file() and nb.cells:
             problems += doctor.repair(nb, nbformat.read(source, 4))
         if problems:
-            nb.cells.insert(0, notes_cell(problems))
+            nb.cells.insert(0, doctor.report_cell(problems))
         return nb, resources
-
-
-def notes_cell(problems: list[doctor.Problem]) -> nbformat.NotebookNode:
-    """The doctor's markdown cell for the top of the graded notebook, its problems also kept as metadata."""
-    cell = doctor.report_cell(problems)
-    cell.metadata[NOTES_KEY] = {"problems": [{"kind": p.kind, "text": p.text} for p in problems]}
-    return cell
-
-
-def notes_of(nb: nbformat.NotebookNode) -> list[doctor.Problem]:
-    """The problems the doctor noted in a graded notebook (its notes cell), in order."""
-    for cell in nb.cells[:1]:
-        found = cell.get("metadata", {}).get(NOTES_KEY, {}).get("problems")
-        if isinstance(found, list):
-            return [doctor.Problem(str(p.get("kind")), str(p.get("text"))) for p in found if isinstance(p, dict)]
-    return []
 
 
 def configure(c: Any, course_root: Path) -> None:
