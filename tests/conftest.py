@@ -24,3 +24,16 @@ def course_copy(tmp_path: Path) -> Path:
     for name in ("solutions", "notebooks"):
         shutil.copytree(ROOT / name, copy / name)
     return copy
+
+
+COURSE_STATE = ("gradebook.db", "submitted", "autograded", "feedback")
+
+
+@pytest.fixture(autouse=True)
+def _repository_stays_clean():
+    """`grade` writes into its course directory: a test that points it at the repository would leave nbgrader's
+    state there (and in CI's checkout). Fail that test, naming what it left."""
+    before = {name for name in COURSE_STATE if (ROOT / name).exists()}
+    yield
+    left = sorted(name for name in COURSE_STATE if (ROOT / name).exists() and name not in before)
+    assert not left, f"the test left nbgrader course state in the repository: {left} (grade into `course_copy`)"

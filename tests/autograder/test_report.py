@@ -239,17 +239,17 @@ def test_a_notebook_outside_the_autograded_folder_is_never_read(class_with_late_
     assert group.returned == "(no failure message recorded)"
 
 
-def test_grade_ends_with_a_report_that_lists_what_the_doctor_found(course_root, tmp_path, capsys):
+def test_grade_ends_with_a_report_that_lists_what_the_doctor_found(course_root, course_copy, tmp_path, capsys):
     answers = dict(STUDENTS_01["correct-loops"])
     answers["merge"] = "import bpe_ref\n" + answers["merge"]  # an integrity flag, and merge still right
     release = nbformat.read(course_root / "notebooks" / A01 / f"{A01}.ipynb", 4)
     path = tmp_path / "submitted" / "mallory" / A01 / f"{A01}.ipynb"
     path.parent.mkdir(parents=True)
     nbformat.write(sample_class.fill(release, answers), path)
-    args = ["--course", str(course_root), "grade", str(tmp_path / "submitted"), "--out", str(tmp_path / "out")]
+    args = ["--course", str(course_copy), "grade", str(tmp_path / "submitted"), "--out", str(tmp_path / "out")]
     assert main([*args, "--jobs", "1", "--no-feedback"]) == 0
     assert "report.html" in capsys.readouterr().out
-    out = tmp_path / "out" / "course"
+    out = course_copy  # grade writes into the course directory
     part = _part(report.build_report(f"sqlite:///{out / 'gradebook.db'}", out / "autograded"), A01)
     (row,) = part.flagged
     assert row.student == "mallory" and [p["kind"] for p in row.problems] == ["integrity"]
@@ -315,7 +315,7 @@ POSTGRES_URL = os.environ.get("BPE_TEST_POSTGRES_URL", "")
 
 
 @pytest.mark.skipif(not POSTGRES_URL, reason="BPE_TEST_POSTGRES_URL is not set (no PostgreSQL server to test against)")
-def test_a_postgres_gradebook_gives_the_same_report_and_exports(course_root, tmp_path, capsys):
+def test_a_postgres_gradebook_gives_the_same_report_and_exports(course_root, course_copy, tmp_path, capsys):
     import uuid
 
     sqlalchemy = pytest.importorskip("sqlalchemy")
@@ -331,10 +331,10 @@ def test_a_postgres_gradebook_gives_the_same_report_and_exports(course_root, tmp
             path = tmp_path / "submitted" / student / A01 / f"{A01}.ipynb"
             path.parent.mkdir(parents=True)
             nbformat.write(sample_class.fill(release, STUDENTS_01[student]), path)
-        args = ["--course", str(course_root), "grade", str(tmp_path / "submitted"), "--out", str(tmp_path / "out")]
+        args = ["--course", str(course_copy), "grade", str(tmp_path / "submitted"), "--out", str(tmp_path / "out")]
         assert main([*args, "--db-url", database, "--jobs", "1", "--no-feedback"]) == 0
         assert "report.html" in capsys.readouterr().out
-        part = _part(report.build_report(database, tmp_path / "out" / "course" / "autograded", A01), A01)
+        part = _part(report.build_report(database, course_copy / "autograded", A01), A01)
         for test in part.tests:
             expected = {s: key for s, key in MISTAKES_01[test.name].items() if s in students}
             assert [(m.call, m.returned, sorted(m.students)) for m in test.mistakes] == _groups(expected)
