@@ -20,9 +20,10 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from . import _validate as check
 from . import core
-from .core import TIE_BREAKS, Pair, TraceRound, Vocab
+from . import primitives as bpe
+from . import validate as check
+from .primitives import END_OF_WORD, TIE_BREAKS, Pair, TraceRound, Vocab
 
 __all__ = [
     "TIE_BREAK_RULES",
@@ -177,7 +178,7 @@ def top_pairs(pair_counts: Mapping[Pair, int], chosen: Pair, k: int) -> TopPairs
     picked = sorted(pair_counts, key=lambda p: (p != chosen, -pair_counts[p], priority[role(p)], order[p]))[:k]
     picked.sort(key=lambda p: (-pair_counts[p], order[p]))
     bars = tuple(Bar(pair, pair_counts[pair], role(pair)) for pair in picked)
-    tied_total = sum(1 for p, c in pair_counts.items() if c == best and p != chosen)
+    tied_total = len(bpe.tied_rivals(pair_counts, chosen))
     tied_shown = sum(1 for bar in bars if bar.role == "tied")
     return TopPairs(bars, len(pair_counts) - len(bars), tied_total - tied_shown)
 
@@ -200,7 +201,7 @@ def initial_vocab(word_freqs: Mapping[str, int], *, marker: bool = True) -> Voca
         {('a', 'b', '</w>'): 2}
     """
     check.word_counts("word_freqs", word_freqs)
-    return core._vocab_from_words(word_freqs, marker=marker)
+    return bpe.vocab_from_words(word_freqs, END_OF_WORD if marker else None)
 
 
 def vocab_before(trace: Sequence[TraceRound], round: int, start: Mapping[tuple[str, ...], int]) -> Vocab:
@@ -275,8 +276,8 @@ def segmentation(
     rows = []
     for _, (symbols, count) in items[: len(items) if limit is None else max(limit, 0)]:
         word = "".join(symbols)
-        if word.endswith(core.END_OF_WORD) and word != core.END_OF_WORD:
-            word = word[: -len(core.END_OF_WORD)]
+        if word.endswith(END_OF_WORD) and word != END_OF_WORD:
+            word = word[: -len(END_OF_WORD)]
         new = tuple(i for i, symbol in enumerate(symbols) if new_symbol is not None and symbol == new_symbol)
         rows.append(SegmentRow(word, count, tuple(symbols), new))
     return rows, len(items) - len(rows)
@@ -354,7 +355,7 @@ def _call(name: str, function: Callable[..., Any], *args: Any) -> Any:
 
 
 def _show(value: Any, limit: int = 120) -> str:
-    return check._short(value, limit)
+    return check.short(value, limit)
 
 
 def _diff_counts(got: Mapping[Any, Any], expected: Mapping[Pair, int]) -> str:
@@ -413,8 +414,8 @@ def _is_vocab(value: Any) -> bool:
 
 
 def _first_choice(vocab: Mapping[tuple[str, ...], int]) -> Pair | None:
-    counts = core._count_pairs(vocab)
-    return core._best_pair(counts, "first") if counts else None
+    counts = bpe.vocab_pair_counts(vocab)
+    return bpe.choose_pair(counts, "first") if counts else None
 
 
 def check_learner(
@@ -470,11 +471,11 @@ def check_learner(
     names = tuple(name for name, function in given.items() if function is not None)
     if not names:
         return LearnerRun("reference", "reference", reference, [], reference, None, (), "The reference run (bpe_ref).")
-    counter = count_pairs or core._count_pairs
-    chooser = best_pair or core._best_pair
-    merger = merge_vocab or core._merge_vocab
+    counter = count_pairs or bpe.vocab_pair_counts
+    chooser = best_pair or bpe.choose_pair
+    merger = merge_vocab or bpe.merge_pair_in_vocab
 
-    vocab = core._vocab_from_words(word_freqs, marker=marker)
+    vocab = initial_vocab(word_freqs, marker=marker)
     learner: list[TraceRound] = []
     departure: Departure | None = None
 
@@ -497,7 +498,7 @@ def check_learner(
                     raised=False,
                 )
             if departure is None:
-                expected = core._count_pairs(vocab)
+                expected = bpe.vocab_pair_counts(vocab)
                 if dict(got_counts) != expected:
                     depart(
                         number, "count_pairs", f"count_pairs gave other counts: {_diff_counts(got_counts, expected)}."
@@ -505,7 +506,7 @@ def check_learner(
                 elif (
                     tie_break == "first"
                     and expected
-                    and core._best_pair(dict(got_counts), "first") != core._best_pair(expected, "first")
+                    and bpe.choose_pair(dict(got_counts), "first") != bpe.choose_pair(expected, "first")
                 ):
                     depart(
                         number,
@@ -527,7 +528,7 @@ def check_learner(
                     raised=False,
                 )
             if departure is None:
-                expected_pair = core._best_pair(dict(got_counts), tie_break)
+                expected_pair = bpe.choose_pair(dict(got_counts), tie_break)
                 if pair != expected_pair:
                     if got_counts[pair] == got_counts[expected_pair]:
                         how = f"a tie at {got_counts[pair]}, and under {tie_break!r} {TIE_BREAK_RULES[tie_break]}"
@@ -550,7 +551,7 @@ def check_learner(
                     raised=False,
                 )
             if departure is None:
-                expected_vocab = core._merge_vocab(pair, vocab)
+                expected_vocab = bpe.merge_pair_in_vocab(pair, vocab)
                 if dict(new_vocab) != expected_vocab:
                     depart(
                         number,
@@ -564,8 +565,9 @@ def check_learner(
                         "merge_vocab kept the right words in another order, and under the 'first' tie-break the "
                         "order of the words decides the next tie: keep the order of the vocab it was given.",
                     )
-            tied = [p for p, c in got_counts.items() if c == got_counts[pair] and p != pair]
-            learner.append(TraceRound(number, dict(got_counts), pair, tied, dict(new_vocab)))
+            learner.append(
+                TraceRound(number, dict(got_counts), pair, bpe.tied_rivals(got_counts, pair), dict(new_vocab))
+            )
             vocab = dict(new_vocab)
     except _Stub as stub:
         return LearnerRun(
@@ -681,7 +683,7 @@ def compare_tie_breaks(
     Raises:
         TypeError / ValueError: a bad ``word_freqs`` or ``num_merges``, an unknown or repeated policy, or none.
 
-    Example (seed 000's corpus, no marker: e s and s t tie at 9):
+    Example (the corpus of ``learn_bpe``, no marker: e s and s t tie at 9):
         >>> cmp = compare_tie_breaks({"low": 5, "lower": 2, "newest": 6, "widest": 3}, 2, marker=False)
         >>> cmp.first_difference, cmp.rows[0].pairs
         (1, {'largest': ('s', 't'), 'smallest': ('e', 's'), 'first': ('e', 's')})
@@ -694,7 +696,7 @@ def compare_tie_breaks(
     if len(set(policies)) != len(policies):
         raise ValueError(f"policies repeats a tie-break: {policies!r}")
     traces = {policy: core.train_trace(word_freqs, num_merges, policy, marker=marker) for policy in policies}
-    start = core._vocab_from_words(word_freqs, marker=marker)
+    start = initial_vocab(word_freqs, marker=marker)
     rows = []
     first_difference = None
     for number in range(1, max(len(t) for t in traces.values()) + 1):
@@ -743,19 +745,9 @@ def merge_positions(symbols: Sequence[str], pair: Pair) -> tuple[tuple[str, ...]
         >>> merge_positions(("a", "a", "a", "b"), ("a", "a"))
         (('aa', 'a', 'b'), (0,))
     """
-    first, second = pair
-    out: list[str] = []
     positions: list[int] = []
-    i = 0
-    while i < len(symbols):
-        if i + 1 < len(symbols) and symbols[i] == first and symbols[i + 1] == second:
-            out.append(first + second)
-            positions.append(i)
-            i += 2
-        else:
-            out.append(symbols[i])
-            i += 1
-    return tuple(out), tuple(positions)
+    after = bpe.merge_pair(symbols, pair, bpe.concatenate(pair), positions)
+    return tuple(after), tuple(positions)
 
 
 def made_positions(before: Sequence[str], positions: Sequence[int]) -> tuple[int, ...]:
@@ -834,26 +826,26 @@ def rank_steps(symbols: Sequence[str], merges: Sequence[Pair]) -> RankRun:
         TypeError / ValueError: ``symbols`` is not a list or tuple of non-empty str, or an entry of ``merges``
         is not two non-empty strings.
 
-    Example (seed 003):
+    Example (assignment 04):
         >>> run = rank_steps(("a", "b", "c", "</w>"), [("a", "b"), ("ab", "c")])
         >>> [(step.chosen, step.rank, step.after) for step in run.steps]
         [(('a', 'b'), 0, ('ab', 'c', '</w>')), (('ab', 'c'), 1, ('abc', '</w>'))]
     """
-    start = _symbols("symbols", symbols)
+    start = check.symbols("symbols", symbols)
     ranks = core.merge_ranks(merges)
-    current = start
-    steps = []
-    while len(current) > 1:
-        pair_ranks = _ranks_of(current, ranks)
-        known = [(rank, i) for i, rank in enumerate(pair_ranks) if rank is not None]
-        if not known:
-            break
-        rank, index = min(known)
-        chosen = (current[index], current[index + 1])
-        after, positions = merge_positions(current, chosen)
-        steps.append(RankStep(current, pair_ranks, chosen, rank, positions, after))
-        current = after
-    return RankRun(start, tuple(steps), tuple(None for _ in current[1:]), current)
+    steps = tuple(
+        RankStep(
+            tuple(step.before),
+            _ranks_of(step.before, ranks),
+            step.pair,
+            step.rank,
+            tuple(step.positions),
+            tuple(step.after),
+        )
+        for step in bpe.rank_merges(start, ranks)
+    )
+    result = steps[-1].after if steps else start
+    return RankRun(start, steps, tuple(None for _ in result[1:]), result)
 
 
 @dataclass(frozen=True)
@@ -908,22 +900,18 @@ def replay_steps(symbols: Sequence[str], rules: Sequence[Pair]) -> ReplayRun:
     Raises:
         TypeError / ValueError: as :func:`rank_steps`.
 
-    Example (seed 000):
+    Example (assignment 04):
         >>> run = replay_steps(tuple("lowest"), [("e", "s"), ("es", "t"), ("l", "o"), ("lo", "w")])
         >>> [step.positions for step in run.steps], run.result
         ([(3,), (3,), (0,), (0,)], ('low', 'est'))
     """
-    start = _symbols("symbols", symbols)
+    start = check.symbols("symbols", symbols)
     rules = check.merges("rules", rules)
-    current = start
-    steps = []
-    for index, rule in enumerate(rules):
-        if len(current) < 2:
-            break
-        after, positions = merge_positions(current, rule)
-        steps.append(ReplayStep(index, rule, current, positions, after))
-        current = after
-    return ReplayRun(start, tuple(steps), current)
+    steps = tuple(
+        ReplayStep(step.rank, step.pair, tuple(step.before), tuple(step.positions), tuple(step.after))
+        for step in bpe.replay_merges(start, rules)
+    )
+    return ReplayRun(start, steps, steps[-1].after if steps else start)
 
 
 @dataclass(frozen=True)
@@ -972,15 +960,7 @@ def compare_apply(word: str, merges: Sequence[Pair], *, marker: bool = True) -> 
     """
     check.word("word", word)
     table = tuple(check.merges("merges", merges))
-    start = core.get_word_symbols(word) if marker else tuple(word)
+    start = bpe.word_to_symbols(word, END_OF_WORD if marker else None)
     rank = rank_steps(start, table)
     replayed = replay_steps(start, table)
     return ApplyComparison(word, marker, table, rank, replayed, rank.result != replayed.result)
-
-
-def _symbols(name: str, value: Any) -> tuple[str, ...]:
-    check.sequence(name, value)
-    for symbol in value:
-        if not isinstance(symbol, str) or not symbol:
-            raise ValueError(f"{name} must hold non-empty strings, got {check._short(symbol)}")
-    return tuple(value)
