@@ -20,32 +20,8 @@ from collections.abc import Mapping, Sequence
 
 from . import primitives as bpe
 from . import validate as check
-from .primitives import END_OF_WORD, TIE_BREAKS, Pair, Symbol, TraceRound, Vocab
-
-__all__ = [
-    "END_OF_WORD",
-    "TIE_BREAKS",
-    "Pair",
-    "TraceRound",
-    "Vocab",
-    "apply_bpe",
-    "apply_ranked",
-    "best_pair",
-    "bpe_train",
-    "count_pairs",
-    "encode",
-    "get_pair_counts",
-    "get_word_symbols",
-    "learn_bpe",
-    "merge",
-    "merge_ranks",
-    "merge_vocab",
-    "rank_and_replay_disagree",
-    "replay",
-    "train_bpe",
-    "train_trace",
-    "train_vocab",
-]
+from .primitives import END_OF_WORD, Pair, Symbol, TraceRound, Vocab
+from .primitives import TIE_BREAKS as TIE_BREAKS  # re-exported: bpe_ref.TIE_BREAKS
 
 # ---------------------------------------------------------------------------------------------------------------
 # 01: pair counts and merge on a list of ids

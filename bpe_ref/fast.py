@@ -135,14 +135,8 @@ def train_fast(
         >>> train_fast({"aaaa": 1}, 5, tie_break="first", marker="none")
         [('a', 'a'), ('aa', 'aa')]
     """
-    check.word_counts("word_freqs", word_freqs)
-    check.num_merges("num_merges", num_merges)
-    check.tie_break(tie_break)
-    check_marker(marker)
-    check_min_frequency(min_frequency)
-    style = bpe.MARKER_STYLES[marker]
-    words = [bpe.word_to_symbols(word, *style) for word in word_freqs]
-    return _train(words, list(word_freqs.values()), num_merges, tie_break, min_frequency)
+    vocab = _starting_vocab(word_freqs, num_merges, tie_break, marker, min_frequency)
+    return _train(list(vocab), list(vocab.values()), num_merges, tie_break, min_frequency)
 
 
 def train_vocab_fast(
@@ -194,18 +188,25 @@ def train_plain(
         >>> train_plain({"low": 5, "lower": 2, "newest": 6, "widest": 3}, 3, marker="attached")
         [('s', 't</w>'), ('e', 'st</w>'), ('l', 'o')]
     """
-    check.word_counts("word_freqs", word_freqs)
-    check.num_merges("num_merges", num_merges)
-    check.tie_break(tie_break)
-    check_marker(marker)
-    check_min_frequency(min_frequency)
-    vocab = bpe.vocab_from_words(word_freqs, *bpe.MARKER_STYLES[marker])
+    vocab = _starting_vocab(word_freqs, num_merges, tie_break, marker, min_frequency)
     merges = []
     for step in bpe.train_rounds(vocab, num_merges, tie_break):
         if step.count < min_frequency:
             break
         merges.append(step.pair)
     return merges
+
+
+def _starting_vocab(
+    word_freqs: Mapping[str, int], num_merges: int, tie_break: str, marker: str, min_frequency: int
+) -> bpe.Vocab:
+    """Check the arguments of :func:`train_fast` / :func:`train_plain`; the vocab both start from."""
+    check.word_counts("word_freqs", word_freqs)
+    check.num_merges("num_merges", num_merges)
+    check.tie_break(tie_break)
+    check_marker(marker)
+    check_min_frequency(min_frequency)
+    return bpe.vocab_from_words(word_freqs, *bpe.MARKER_STYLES[marker])
 
 
 # ---------------------------------------------------------------------------------------------------------------
