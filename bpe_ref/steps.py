@@ -471,129 +471,32 @@ def check_learner(
     names = tuple(name for name, function in given.items() if function is not None)
     if not names:
         return LearnerRun("reference", "reference", reference, [], reference, None, (), "The reference run (bpe_ref).")
-    counter = count_pairs or bpe.vocab_pair_counts
-    chooser = best_pair or bpe.choose_pair
-    merger = merge_vocab or bpe.merge_pair_in_vocab
-
+    functions = {
+        "count_pairs": count_pairs or bpe.vocab_pair_counts,
+        "best_pair": best_pair or bpe.choose_pair,
+        "merge_vocab": merge_vocab or bpe.merge_pair_in_vocab,
+    }
     vocab = initial_vocab(word_freqs, marker=marker)
     learner: list[TraceRound] = []
-    departure: Departure | None = None
-
-    def depart(number: int, function: str, message: str) -> None:
-        nonlocal departure
-        if departure is None:
-            departure = Departure(number, function, message)
-
+    run = _Referee(tie_break)
     try:
         for number in range(1, num_merges + 1):
-            checking = departure is None
-            given_vocab = dict(vocab)
-            got_counts = _call("count_pairs", counter, given_vocab)
-            if checking and given_vocab != vocab:
-                depart(number, "count_pairs", "count_pairs changed the vocab it was given; it must leave it as it was.")
-            if not _is_pair_counts(got_counts):
-                raise _Failed(
-                    "count_pairs",
-                    f"count_pairs returned {_show(got_counts)}; expected a dict mapping (a, b) pairs to int counts.",
-                    raised=False,
-                )
-            if departure is None:
-                expected = bpe.vocab_pair_counts(vocab)
-                if dict(got_counts) != expected:
-                    depart(
-                        number, "count_pairs", f"count_pairs gave other counts: {_diff_counts(got_counts, expected)}."
-                    )
-                elif (
-                    tie_break == "first"
-                    and expected
-                    and bpe.choose_pair(dict(got_counts), "first") != bpe.choose_pair(expected, "first")
-                ):
-                    depart(
-                        number,
-                        "count_pairs",
-                        "count_pairs gave the right counts in another order, and under the 'first' tie-break the "
-                        f"order decides the tie: yours lists {list(got_counts)[:4]!r}..., the reference (first seen) "
-                        f"{list(expected)[:4]!r}...",
-                    )
-            if not got_counts:
+            run.round = number
+            counts = run.call("count_pairs", functions["count_pairs"], vocab)
+            if not counts:
                 break
-            given_counts = dict(got_counts)
-            pair = _call("best_pair", chooser, given_counts, tie_break)
-            if departure is None and given_counts != dict(got_counts):
-                depart(number, "best_pair", "best_pair changed the pair counts it was given.")
-            if not (isinstance(pair, tuple) and pair in got_counts):
-                raise _Failed(
-                    "best_pair",
-                    f"best_pair returned {_show(pair)}, which is not a key of the pair counts.",
-                    raised=False,
-                )
-            if departure is None:
-                expected_pair = bpe.choose_pair(dict(got_counts), tie_break)
-                if pair != expected_pair:
-                    if got_counts[pair] == got_counts[expected_pair]:
-                        how = f"a tie at {got_counts[pair]}, and under {tie_break!r} {TIE_BREAK_RULES[tie_break]}"
-                    else:
-                        how = f"{expected_pair!r} is more frequent ({got_counts[expected_pair]})"
-                    depart(
-                        number,
-                        "best_pair",
-                        f"best_pair chose {pair!r} (count {got_counts[pair]}); the reference chooses "
-                        f"{expected_pair!r}: {how}.",
-                    )
-            given_vocab = dict(vocab)
-            new_vocab = _call("merge_vocab", merger, pair, given_vocab)
-            if departure is None and given_vocab != vocab:
-                depart(number, "merge_vocab", "merge_vocab changed the vocab it was given; it must return a new dict.")
-            if not _is_vocab(new_vocab):
-                raise _Failed(
-                    "merge_vocab",
-                    f"merge_vocab returned {_show(new_vocab)}; expected a dict mapping symbol tuples to counts.",
-                    raised=False,
-                )
-            if departure is None:
-                expected_vocab = bpe.merge_pair_in_vocab(pair, vocab)
-                if dict(new_vocab) != expected_vocab:
-                    depart(
-                        number,
-                        "merge_vocab",
-                        f"merge_vocab of {pair!r} gave another vocab: {_diff_vocab(new_vocab, expected_vocab)}.",
-                    )
-                elif tie_break == "first" and _first_choice(dict(new_vocab)) != _first_choice(expected_vocab):
-                    depart(
-                        number,
-                        "merge_vocab",
-                        "merge_vocab kept the right words in another order, and under the 'first' tie-break the "
-                        "order of the words decides the next tie: keep the order of the vocab it was given.",
-                    )
-            learner.append(
-                TraceRound(number, dict(got_counts), pair, bpe.tied_rivals(got_counts, pair), dict(new_vocab))
-            )
+            pair = run.call("best_pair", functions["best_pair"], counts, tie_break)
+            new_vocab = run.call("merge_vocab", functions["merge_vocab"], pair, vocab)
+            learner.append(TraceRound(number, dict(counts), pair, bpe.tied_rivals(counts, pair), dict(new_vocab)))
             vocab = dict(new_vocab)
     except _Stub as stub:
-        return LearnerRun(
-            "stub",
-            "reference",
-            reference,
-            learner,
-            reference,
-            departure,
-            names,
-            f"Your {stub.function} is still a stub (it raises NotImplementedError): showing the reference run.",
-        )
+        message = f"Your {stub.function} is still a stub (it raises NotImplementedError): showing the reference run."
+        return LearnerRun("stub", "reference", reference, learner, reference, run.departure, names, message)
     except _Failed as failed:
-        number = len(learner) + 1
-        depart(number, failed.function, failed.message)
-        status = "error" if failed.raised and departure.round == number else "departs"
-        source = "learner" if learner else "reference"
-        shown = learner if learner else reference
-        where = f"Your run stops at round {number}: {failed.message.rstrip('.')}."
-        if departure.round < number:
-            where = f"Your run departs from the reference at round {departure.round}: {departure.message} " + where
-        showing = "Showing your rounds before it." if learner else "Showing the reference run."
-        return LearnerRun(status, source, shown, learner, reference, departure, names, f"{where} {showing}")
-
+        return _failed_run(failed, run, learner, reference, names)
+    departure = run.departure
     if departure is None and len(learner) != len(reference):  # pragma: no cover - equal counts imply equal stops
-        depart(len(learner) + 1, "count_pairs", "your run stopped at another round than the reference.")
+        departure = Departure(len(learner) + 1, "count_pairs", "your run stopped at another round than the reference.")
     if departure is None:
         listed = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
         verb = "matches" if len(names) == 1 else "match"
@@ -606,6 +509,125 @@ def check_learner(
     return LearnerRun(
         "departs", "learner", learner, learner, reference, departure, names, message + " Showing your run."
     )
+
+
+def _failed_run(
+    failed: _Failed, run: _Referee, learner: list[TraceRound], reference: list[TraceRound], names: tuple[str, ...]
+) -> LearnerRun:
+    """The run when a learner function raised, or returned a value of the wrong shape, in round ``len(learner) + 1``."""
+    number = len(learner) + 1
+    departure = run.departure or Departure(number, failed.function, failed.message)
+    status = "error" if failed.raised and departure.round == number else "departs"
+    source = "learner" if learner else "reference"
+    shown = learner if learner else reference
+    where = f"Your run stops at round {number}: {failed.message.rstrip('.')}."
+    if departure.round < number:
+        where = f"Your run departs from the reference at round {departure.round}: {departure.message} " + where
+    showing = "Showing your rounds before it." if learner else "Showing the reference run."
+    return LearnerRun(status, source, shown, learner, reference, departure, names, f"{where} {showing}")
+
+
+def _counts_difference(got: Mapping[Any, Any], vocab: Vocab, tie_break: str) -> str | None:
+    expected = bpe.vocab_pair_counts(vocab)
+    if dict(got) != expected:
+        return f"count_pairs gave other counts: {_diff_counts(got, expected)}."
+    if tie_break == "first" and expected and bpe.choose_pair(dict(got), "first") != bpe.choose_pair(expected, "first"):
+        return (
+            "count_pairs gave the right counts in another order, and under the 'first' tie-break the "
+            f"order decides the tie: yours lists {list(got)[:4]!r}..., the reference (first seen) "
+            f"{list(expected)[:4]!r}..."
+        )
+    return None
+
+
+def _choice_difference(pair: Pair, counts: Mapping[Pair, int], tie_break: str) -> str | None:
+    expected = bpe.choose_pair(dict(counts), tie_break)
+    if pair == expected:
+        return None
+    if counts[pair] == counts[expected]:
+        how = f"a tie at {counts[pair]}, and under {tie_break!r} {TIE_BREAK_RULES[tie_break]}"
+    else:
+        how = f"{expected!r} is more frequent ({counts[expected]})"
+    return f"best_pair chose {pair!r} (count {counts[pair]}); the reference chooses {expected!r}: {how}."
+
+
+def _merge_difference(new_vocab: Mapping[Any, Any], pair: Pair, vocab: Vocab, tie_break: str) -> str | None:
+    expected = bpe.merge_pair_in_vocab(pair, vocab)
+    if dict(new_vocab) != expected:
+        return f"merge_vocab of {pair!r} gave another vocab: {_diff_vocab(new_vocab, expected)}."
+    if tie_break == "first" and _first_choice(dict(new_vocab)) != _first_choice(expected):
+        return (
+            "merge_vocab kept the right words in another order, and under the 'first' tie-break the "
+            "order of the words decides the next tie: keep the order of the vocab it was given."
+        )
+    return None
+
+
+@dataclass(frozen=True)
+class _Rule:
+    """How :func:`check_learner` judges one of the learner's functions."""
+
+    argument: int  # the index of the argument that the function must leave as it was
+    changed: str  # the departure when it changed that argument
+    shape: Callable[[Any, Any], bool]  # (result, first argument) -> whether the result has the right shape
+    wrong_shape: str  # the failure when the shape is wrong, with {} for the result
+    difference: Callable[..., str | None]  # (result, *arguments, tie_break) -> the departure, or None
+
+
+_RULES = {
+    "count_pairs": _Rule(
+        0,
+        "count_pairs changed the vocab it was given; it must leave it as it was.",
+        lambda result, _: _is_pair_counts(result),
+        "count_pairs returned {}; expected a dict mapping (a, b) pairs to int counts.",
+        _counts_difference,
+    ),
+    "best_pair": _Rule(
+        0,
+        "best_pair changed the pair counts it was given.",
+        lambda result, pair_counts: isinstance(result, tuple) and result in pair_counts,
+        "best_pair returned {}, which is not a key of the pair counts.",
+        lambda pair, pair_counts, tie_break, _: _choice_difference(pair, pair_counts, tie_break),
+    ),
+    "merge_vocab": _Rule(
+        1,
+        "merge_vocab changed the vocab it was given; it must return a new dict.",
+        lambda result, _: _is_vocab(result),
+        "merge_vocab returned {}; expected a dict mapping symbol tuples to counts.",
+        _merge_difference,
+    ),
+}
+
+
+class _Referee:
+    """Calls the learner's functions one round at a time and keeps the first departure from the reference."""
+
+    def __init__(self, tie_break: str) -> None:
+        self.tie_break = tie_break
+        self.round = 0
+        self.departure: Departure | None = None
+
+    def depart(self, function: str, message: str | None) -> None:
+        if self.departure is None and message is not None:
+            self.departure = Departure(self.round, function, message)
+
+    def call(self, name: str, function: Callable[..., Any], *args: Any) -> Any:
+        """``function(*args)`` with a fresh copy of the argument it must not change; judged by ``_RULES[name]``.
+
+        Raises:
+            _Stub / _Failed: it raised (``NotImplementedError``: a stub) or returned a value of the wrong shape.
+        """
+        rule = _RULES[name]
+        given = list(args)
+        given[rule.argument] = dict(args[rule.argument])
+        result = _call(name, function, *given)
+        if given[rule.argument] != dict(args[rule.argument]):
+            self.depart(name, rule.changed)
+        if not rule.shape(result, args[0]):
+            raise _Failed(name, rule.wrong_shape.format(_show(result)), raised=False)
+        if self.departure is None:  # until the first departure the learner's input equals the reference's
+            self.depart(name, rule.difference(result, *args, self.tie_break))
+        return result
 
 
 # ---------------------------------------------------------------------------------------------------------------
