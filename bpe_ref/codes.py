@@ -56,8 +56,7 @@ def count_words(text: str) -> dict[str, int]:
         >>> count_words("the cat\\n  the\\tdog the \\n")
         {'the': 2, 'cat': 1, 'the\\tdog': 1}
     """
-    if not isinstance(text, str):
-        raise TypeError(f"text must be a str, got {type(text).__name__} {check.short(text)}")
+    check.text("text", text)
     if _ODD_WHITESPACE.search(text) is None:
         # only " ", "\r" and "\n": the words are exactly the runs that str.split() finds (a shortcut in C, one line
         # at a time so that the words of the whole text are never all in memory at once)
@@ -129,8 +128,7 @@ def parse_codes(text: str) -> tuple[list[Pair], str]:
         >>> parse_codes("#version: 0.2\\ne s\\nes t</w>\\n")
         ([('e', 's'), ('es', 't</w>')], 'attached')
     """
-    if not isinstance(text, str):
-        raise TypeError(f"text must be a str, got {type(text).__name__} {check.short(text)}")
+    check.text("text", text)
     first_line = text.splitlines(True)[0] if text else ""
     marker, offset, body = "separate", 1, text
     if first_line.startswith("#version:"):
@@ -191,8 +189,7 @@ class Encoder:
     def __init__(self, merges: Sequence[Pair], marker: str = "attached", separator: str = SEPARATOR) -> None:
         merges = check.merges("merges", merges)
         check_marker(marker)
-        if not isinstance(separator, str):
-            raise TypeError(f"separator must be a str, got {type(separator).__name__} {check.short(separator)}")
+        check.text("separator", separator)
         self.marker = marker
         self.separator = separator
         self.ranks: dict[Pair, int] = bpe.rank_table(merges)
@@ -245,8 +242,7 @@ class Encoder:
 
     def apply(self, text: str) -> str:
         """Segment all of ``text``, line by line (lines as ``codecs`` cuts them, see :func:`count_words`)."""
-        if not isinstance(text, str):
-            raise TypeError(f"text must be a str, got {type(text).__name__} {check.short(text)}")
+        check.text("text", text)
         return "".join([self.segment_line(line) for line in text.splitlines(True)])
 
 

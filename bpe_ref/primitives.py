@@ -6,7 +6,7 @@
   counted, pairs never across words, keys in order of first occurrence);
 * merging: :func:`merge_pair` (left to right, skipping past each match), :func:`merge_pair_in_vocab`;
 * choosing: :func:`choose_pair` (the three tie-breaks), :func:`tied_rivals`;
-* training: :func:`train_rounds`, one :class:`TraceRound` per merge;
+* training: :func:`train_rounds`, one :class:`TraceRound` per merge; :func:`num_symbols`, the corpus's length;
 * applying a merge table: :func:`rank_table`, :func:`lowest_ranked_pair`, :func:`rank_merges` and
   :func:`apply_by_rank` (lowest rank first, all its occurrences), :func:`replay_merges` and :func:`replay_rules`
   (every rule in learned order).
@@ -247,6 +247,16 @@ def tied_rivals(pair_counts: Mapping[Pair, int], pair: Pair) -> list[Pair]:
     return [other for other, c in pair_counts.items() if c == count and other != pair]
 
 
+def num_symbols(vocab: Mapping[tuple[str, ...], int]) -> int:
+    """The number of symbols in the corpus: each word's symbols times its count.
+
+    Example:
+        >>> num_symbols({("ab", "</w>"): 3, ("c",): 1})
+        7
+    """
+    return sum(len(symbols) * count for symbols, count in vocab.items())
+
+
 class TraceRound:
     """One round of training, as :func:`train_rounds` records it.
 
@@ -276,7 +286,7 @@ class TraceRound:
         self.count = pair_counts[pair]
         self.tied = tied
         self.vocab = vocab
-        self.num_symbols = sum(len(symbols) * freq for symbols, freq in vocab.items())
+        self.num_symbols = num_symbols(vocab)
 
     def __repr__(self) -> str:
         return f"TraceRound(round={self.round}, pair={self.pair!r}, count={self.count}, tied={self.tied!r})"

@@ -233,8 +233,7 @@ def symbols_per_round(trace: Sequence[TraceRound], start: Mapping[tuple[str, ...
         >>> symbols_per_round(core.train_trace(freqs, 2), initial_vocab(freqs))
         [18, 13, 8]
     """
-    first = sum(len(symbols) * freq for symbols, freq in start.items())
-    return [first, *(step.num_symbols for step in trace)]
+    return [bpe.num_symbols(start), *(step.num_symbols for step in trace)]
 
 
 @dataclass(frozen=True)

@@ -47,9 +47,15 @@ def count(name: str, key: Any, value: Any) -> int:
     return value
 
 
-def word(name: str, value: Any) -> str:
+def text(name: str, value: Any) -> str:
+    """A str, possibly empty."""
     if not isinstance(value, str):
         raise TypeError(f"{name} must be a str, got {type(value).__name__} {short(value)}")
+    return value
+
+
+def word(name: str, value: Any) -> str:
+    text(name, value)
     if not value:
         raise ValueError(f"{name} must be a non-empty string, got {value!r}")
     return value
