@@ -1,6 +1,7 @@
 """bpe_ref: the reference solutions of the bpe-course assignments, and the training trace for its charts.
 
-Every graded function of ``COURSE_SPEC.md`` lives here once; the autograder compares submissions with it.
+Every graded function lives here once (:mod:`bpe_ref.core`, on the primitives of :mod:`bpe_ref.primitives`); the
+autograder compares submissions with it.
 """
 
 from .core import (

@@ -25,9 +25,10 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from itertools import chain
 
-from . import _validate as check
-from .core import END_OF_WORD
-from .fast import Pair, _symbols, check_marker
+from . import primitives as bpe
+from . import validate as check
+from .fast import check_marker
+from .primitives import Pair
 
 _ODD_WHITESPACE = re.compile(r"[^\S \r\n]")  # whitespace other than " ", "\r", "\n" (every line end is one)
 HEADERS = {"attached": "#version: 0.2", "separate": "#version: 0.1", "none": "#version: none"}
@@ -55,8 +56,7 @@ def count_words(text: str) -> dict[str, int]:
         >>> count_words("the cat\\n  the\\tdog the \\n")
         {'the': 2, 'cat': 1, 'the\\tdog': 1}
     """
-    if not isinstance(text, str):
-        raise TypeError(f"text must be a str, got {type(text).__name__} {check._short(text)}")
+    check.text("text", text)
     if _ODD_WHITESPACE.search(text) is None:
         # only " ", "\r" and "\n": the words are exactly the runs that str.split() finds (a shortcut in C, one line
         # at a time so that the words of the whole text are never all in memory at once)
@@ -128,8 +128,7 @@ def parse_codes(text: str) -> tuple[list[Pair], str]:
         >>> parse_codes("#version: 0.2\\ne s\\nes t</w>\\n")
         ([('e', 's'), ('es', 't</w>')], 'attached')
     """
-    if not isinstance(text, str):
-        raise TypeError(f"text must be a str, got {type(text).__name__} {check._short(text)}")
+    check.text("text", text)
     first_line = text.splitlines(True)[0] if text else ""
     marker, offset, body = "separate", 1, text
     if first_line.startswith("#version:"):
@@ -190,13 +189,10 @@ class Encoder:
     def __init__(self, merges: Sequence[Pair], marker: str = "attached", separator: str = SEPARATOR) -> None:
         merges = check.merges("merges", merges)
         check_marker(marker)
-        if not isinstance(separator, str):
-            raise TypeError(f"separator must be a str, got {type(separator).__name__} {check._short(separator)}")
+        check.text("separator", separator)
         self.marker = marker
         self.separator = separator
-        self.ranks: dict[Pair, int] = {}
-        for rank, pair in enumerate(merges):
-            self.ranks.setdefault(pair, rank)
+        self.ranks: dict[Pair, int] = bpe.rank_table(merges)
         self._segments: dict[str, tuple[str, ...]] = {}
         self._words: dict[str, str] = {}
 
@@ -213,34 +209,13 @@ class Encoder:
         return cached
 
     def _segment(self, word: str) -> tuple[str, ...]:
-        ranks = self.ranks
-        symbols = list(_symbols(word, self.marker))
-        while len(symbols) > 1:
-            best = None
-            best_rank = len(ranks)
-            for pair in zip(symbols, symbols[1:]):
-                rank = ranks.get(pair)
-                if rank is not None and rank < best_rank:
-                    best, best_rank = pair, rank
-            if best is None:
-                break
-            x, y = best
-            xy = x + y
-            merged: list[str] = []
-            i, n = 0, len(symbols)
-            while i < n:
-                if i + 1 < n and symbols[i] == x and symbols[i + 1] == y:
-                    merged.append(xy)
-                    i += 2
-                else:
-                    merged.append(symbols[i])
-                    i += 1
-            symbols = merged
-        if self.marker != "none":  # subword-nmt: drop a final "</w>" symbol, else strip it from the last one
-            if symbols[-1] == END_OF_WORD:
+        end_of_word, attached = bpe.MARKER_STYLES[self.marker]
+        symbols = bpe.apply_by_rank(bpe.word_to_symbols(word, end_of_word, attached), self.ranks)
+        if end_of_word is not None:  # subword-nmt: drop a final "</w>" symbol, else strip it from the last one
+            if symbols[-1] == end_of_word:
                 symbols.pop()
-            elif symbols[-1].endswith(END_OF_WORD):
-                symbols[-1] = symbols[-1][: -len(END_OF_WORD)]
+            elif symbols[-1].endswith(end_of_word):
+                symbols[-1] = symbols[-1][: -len(end_of_word)]
         return tuple(symbols)
 
     def encode_word(self, word: str) -> str:
@@ -267,8 +242,7 @@ class Encoder:
 
     def apply(self, text: str) -> str:
         """Segment all of ``text``, line by line (lines as ``codecs`` cuts them, see :func:`count_words`)."""
-        if not isinstance(text, str):
-            raise TypeError(f"text must be a str, got {type(text).__name__} {check._short(text)}")
+        check.text("text", text)
         return "".join([self.segment_line(line) for line in text.splitlines(True)])
 
 

@@ -1,29 +1,27 @@
-"""Reference solutions for every graded function of the course, exactly per ``COURSE_SPEC.md``.
+"""Reference solutions for every graded function of the course, with the conventions the assignments state.
 
 The functions are grouped by assignment:
 
-* 01 ``get_pair_counts``, ``merge`` (seed 001; the counting and merging steps of minbpe);
-* 02 ``get_word_symbols``, ``count_pairs``, ``merge_vocab``, ``train_bpe`` (seed 003; Sennrich et al. 2016);
-* 03 ``best_pair``, ``learn_bpe`` (seed 000), ``bpe_train`` (seed 002);
-* 04 ``apply_bpe`` (by merge rank, as GPT-2's ``encoder.py``), ``encode`` (by replay, seed 000),
+* 01 ``get_pair_counts``, ``merge`` (the counting and merging steps of Karpathy's minbpe);
+* 02 ``get_word_symbols``, ``count_pairs``, ``merge_vocab``, ``train_bpe`` (Sennrich et al. 2016, with the
+  end-of-word marker ``"</w>"`` and the tie-break of ``subword-nmt``);
+* 03 ``best_pair`` (three tie-breaks), ``learn_bpe`` (no marker, smallest pair), ``bpe_train`` (words already split
+  into symbols, the pair seen first, as minbpe);
+* 04 ``apply_bpe`` (by merge rank, as GPT-2's ``encoder.py``), ``encode`` (by replay of the rules in learned order),
   ``rank_and_replay_disagree`` (the counterexample checker).
 
-Every function returns a new object and never changes its arguments.
+Each function validates its arguments (:mod:`bpe_ref.validate`) and then runs the unchecked primitive of
+:mod:`bpe_ref.primitives` that does the work. Every function returns a new object and never changes its arguments.
 """
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Mapping, Sequence
-from typing import TypeVar
+from collections.abc import Mapping, Sequence
 
-from . import _validate as check
-
-END_OF_WORD = "</w>"
-TIE_BREAKS = check.TIE_BREAKS
-
-Symbol = TypeVar("Symbol", bound=Hashable)
-Pair = tuple[str, str]
-Vocab = dict[tuple[str, ...], int]
+from . import primitives as bpe
+from . import validate as check
+from .primitives import END_OF_WORD, Pair, Symbol, TraceRound, Vocab
+from .primitives import TIE_BREAKS as TIE_BREAKS  # re-exported: bpe_ref.TIE_BREAKS
 
 # ---------------------------------------------------------------------------------------------------------------
 # 01: pair counts and merge on a list of ids
@@ -44,17 +42,14 @@ def get_pair_counts(ids: Sequence[Symbol]) -> dict[tuple[Symbol, Symbol], int]:
     Raises:
         TypeError: ``ids`` is not a list or tuple, or holds an unhashable element.
 
-    Example (seed 001):
+    Example (assignment 01):
         >>> get_pair_counts([1, 2, 3, 1, 2])
         {(1, 2): 2, (2, 3): 1, (3, 1): 1}
         >>> get_pair_counts([5, 5, 5])
         {(5, 5): 2}
     """
     check.sequence("ids", ids)
-    counts: dict[tuple[Symbol, Symbol], int] = {}
-    for pair in zip(ids, ids[1:]):
-        counts[pair] = counts.get(pair, 0) + 1
-    return counts
+    return bpe.sequence_pair_counts(ids)
 
 
 def merge(ids: Sequence[Symbol], pair: tuple[Symbol, Symbol], new_id: Symbol) -> list[Symbol]:
@@ -74,25 +69,15 @@ def merge(ids: Sequence[Symbol], pair: tuple[Symbol, Symbol], new_id: Symbol) ->
     Raises:
         TypeError: ``ids`` is not a list or tuple, or ``pair`` is not a tuple of two ids.
 
-    Example (seed 001):
+    Example (assignment 01):
         >>> merge([1, 2, 3, 1, 2], (1, 2), 99)
         [99, 3, 99]
         >>> merge([5, 5, 5], (5, 5), 7)
         [7, 5]
     """
     check.sequence("ids", ids)
-    first, second = check.pair("pair", pair)
-    out: list[Symbol] = []
-    i = 0
-    n = len(ids)
-    while i < n:
-        if i + 1 < n and ids[i] == first and ids[i + 1] == second:
-            out.append(new_id)
-            i += 2
-        else:
-            out.append(ids[i])
-            i += 1
-    return out
+    check.pair("pair", pair)
+    return bpe.merge_pair(ids, pair, new_id)
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -112,20 +97,12 @@ def get_word_symbols(word: str) -> tuple[str, ...]:
     Raises:
         TypeError: ``word`` is not a str. ValueError: ``word`` is empty.
 
-    Example (seed 003; Sennrich et al. 2016):
+    Example (assignment 02; Sennrich et al. 2016):
         >>> get_word_symbols("low")
         ('l', 'o', 'w', '</w>')
     """
     check.word("word", word)
-    return (*word, END_OF_WORD)
-
-
-def _count_pairs(vocab: Mapping[tuple[str, ...], int]) -> dict[Pair, int]:
-    counts: dict[Pair, int] = {}
-    for symbols, freq in vocab.items():
-        for pair in zip(symbols, symbols[1:]):
-            counts[pair] = counts.get(pair, 0) + freq
-    return counts
+    return bpe.word_to_symbols(word)
 
 
 def count_pairs(vocab: Mapping[tuple[str, ...], int]) -> dict[Pair, int]:
@@ -144,21 +121,12 @@ def count_pairs(vocab: Mapping[tuple[str, ...], int]) -> dict[Pair, int]:
         TypeError / ValueError: a key is not a non-empty tuple of non-empty strings, or a count is not a
         positive int.
 
-    Example (seed 003):
+    Example (assignment 02):
         >>> count_pairs({("a", "a", "</w>"): 5, ("a", "b", "</w>"): 1})
         {('a', 'a'): 5, ('a', '</w>'): 5, ('a', 'b'): 1, ('b', '</w>'): 1}
     """
     check.vocab("vocab", vocab)
-    return _count_pairs(vocab)
-
-
-def _merge_vocab(pair: Pair, vocab: Mapping[tuple[str, ...], int]) -> Vocab:
-    joined = pair[0] + pair[1]
-    out: Vocab = {}
-    for symbols, freq in vocab.items():
-        merged = tuple(merge(symbols, pair, joined)) if len(symbols) > 1 else symbols
-        out[merged] = out.get(merged, 0) + freq
-    return out
+    return bpe.vocab_pair_counts(vocab)
 
 
 def merge_vocab(pair: Pair, vocab: Mapping[tuple[str, ...], int]) -> Vocab:
@@ -177,31 +145,23 @@ def merge_vocab(pair: Pair, vocab: Mapping[tuple[str, ...], int]) -> Vocab:
     Raises:
         TypeError / ValueError: as :func:`count_pairs`, or ``pair`` is not two non-empty strings.
 
-    Example (seed 003):
+    Example (assignment 02):
         >>> merge_vocab(("a", "a"), {("a", "a", "a", "</w>"): 2, ("b", "</w>"): 1})
         {('aa', 'a', '</w>'): 2, ('b', '</w>'): 1}
     """
     check.pair("pair", pair, of_str=True)
     check.vocab("vocab", vocab)
-    return _merge_vocab(pair, vocab)
-
-
-def _best_pair(pair_counts: Mapping[Pair, int], tie_break: str) -> Pair:
-    if tie_break == "largest":
-        return max(pair_counts, key=lambda p: (pair_counts[p], p))
-    if tie_break == "smallest":
-        return min(pair_counts, key=lambda p: (-pair_counts[p], p))
-    # "first": max() returns the first of equal maxima, and the keys are in first-seen order.
-    return max(pair_counts, key=pair_counts.__getitem__)
+    return bpe.merge_pair_in_vocab(pair, vocab)
 
 
 def best_pair(pair_counts: Mapping[Pair, int], tie_break: str) -> Pair:
     """The most frequent pair of ``pair_counts``; ``tie_break`` decides between equal counts.
 
-    * ``"largest"``: the lexicographically largest pair tuple (seed 003, subword-nmt, CS336);
-    * ``"smallest"``: the lexicographically smallest pair tuple (seed 000);
-    * ``"first"``: the pair that comes first in ``pair_counts`` (seed 002, minbpe), which is the pair
-      seen first when the counts were built by scanning the words in order.
+    * ``"largest"``: the lexicographically largest pair tuple (subword-nmt, Stanford CS336; assignment 02);
+    * ``"smallest"``: the lexicographically smallest pair tuple (``learn_bpe``, assignment 03);
+    * ``"first"``: the pair that comes first in ``pair_counts`` (minbpe; ``bpe_train``, assignment 03), which is
+      the pair seen first when the counts were built by scanning the words in order (``max`` returns the first of
+      equal maxima).
 
     Comparisons are Python's on tuples of str (code-point order, so ``"</w>"`` sorts before letters).
 
@@ -223,7 +183,7 @@ def best_pair(pair_counts: Mapping[Pair, int], tie_break: str) -> Pair:
     """
     check.tie_break(tie_break)
     check.pair_counts("pair_counts", pair_counts)
-    return _best_pair(pair_counts, tie_break)
+    return bpe.choose_pair(pair_counts, tie_break)
 
 
 def train_vocab(vocab: Mapping[tuple[str, ...], int], num_merges: int, tie_break: str) -> list[Pair]:
@@ -253,54 +213,7 @@ def train_vocab(vocab: Mapping[tuple[str, ...], int], num_merges: int, tie_break
     check.vocab("vocab", vocab)
     check.num_merges("num_merges", num_merges)
     check.tie_break(tie_break)
-    return [step.pair for step in _rounds(dict(vocab), num_merges, tie_break)]
-
-
-class TraceRound:
-    """One round of training, as :func:`train_trace` records it.
-
-    Attributes:
-        round: 1 for the first merge.
-        pair_counts: the weighted pair counts before the merge (first-seen order).
-        pair: the chosen pair.
-        count: its count.
-        tied: the other pairs with the same count, in first-seen order (its tied rivals).
-        vocab: the vocab after the merge.
-        num_symbols: the total number of symbols in the corpus after the merge (word counts weighted).
-    """
-
-    __slots__ = ("round", "pair_counts", "pair", "count", "tied", "vocab", "num_symbols")
-
-    def __init__(
-        self,
-        round: int,
-        pair_counts: dict[Pair, int],
-        pair: Pair,
-        tied: list[Pair],
-        vocab: Vocab,
-    ) -> None:
-        self.round = round
-        self.pair_counts = pair_counts
-        self.pair = pair
-        self.count = pair_counts[pair]
-        self.tied = tied
-        self.vocab = vocab
-        self.num_symbols = sum(len(symbols) * freq for symbols, freq in vocab.items())
-
-    def __repr__(self) -> str:
-        return f"TraceRound(round={self.round}, pair={self.pair!r}, count={self.count}, tied={self.tied!r})"
-
-
-def _rounds(vocab: Vocab, num_merges: int, tie_break: str):
-    for number in range(1, num_merges + 1):
-        pair_counts = _count_pairs(vocab)
-        if not pair_counts:
-            return
-        pair = _best_pair(pair_counts, tie_break)
-        best = pair_counts[pair]
-        tied = [p for p, c in pair_counts.items() if c == best and p != pair]
-        vocab = _merge_vocab(pair, vocab)
-        yield TraceRound(number, pair_counts, pair, tied, vocab)
+    return [step.pair for step in bpe.train_rounds(dict(vocab), num_merges, tie_break)]
 
 
 def train_bpe(word_freqs: Mapping[str, int], num_merges: int) -> list[Pair]:
@@ -319,22 +232,14 @@ def train_bpe(word_freqs: Mapping[str, int], num_merges: int) -> list[Pair]:
     Raises:
         TypeError / ValueError: naming the bad word, count or ``num_merges``.
 
-    Example (seed 003):
+    Example (assignment 02):
         >>> train_bpe({"aa": 5, "ab": 1}, 1)
         [('a', 'a')]
     """
     check.word_counts("word_freqs", word_freqs)
     check.num_merges("num_merges", num_merges)
-    vocab = _vocab_from_words(word_freqs, marker=True)
-    return [step.pair for step in _rounds(vocab, num_merges, "largest")]
-
-
-def _vocab_from_words(word_freqs: Mapping[str, int], *, marker: bool) -> Vocab:
-    vocab: Vocab = {}
-    for word, freq in word_freqs.items():
-        symbols = (*word, END_OF_WORD) if marker else tuple(word)
-        vocab[symbols] = vocab.get(symbols, 0) + freq
-    return vocab
+    vocab = bpe.vocab_from_words(word_freqs)
+    return [step.pair for step in bpe.train_rounds(vocab, num_merges, "largest")]
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -355,20 +260,20 @@ def learn_bpe(word_counts: Mapping[str, int], merges: int) -> list[Pair]:
     Raises:
         TypeError / ValueError: naming the bad word, count or ``merges``.
 
-    Example (seed 000):
+    Example (assignment 03):
         >>> learn_bpe({"low": 5, "lower": 2, "newest": 6, "widest": 3}, 4)
         [('e', 's'), ('es', 't'), ('l', 'o'), ('lo', 'w')]
     """
     check.word_counts("word_counts", word_counts)
     check.num_merges("merges", merges)
-    vocab = _vocab_from_words(word_counts, marker=False)
-    return [step.pair for step in _rounds(vocab, merges, "smallest")]
+    vocab = bpe.vocab_from_words(word_counts, None)
+    return [step.pair for step in bpe.train_rounds(vocab, merges, "smallest")]
 
 
 def bpe_train(word_freqs: Mapping[str, int], num_merges: int) -> list[Pair]:
     """Learn merges from words already split into symbols by spaces; ties go to the pair seen first.
 
-    The keys are seed 002's format: ``"h u g </w>"`` is the word ``hug`` with its marker. The counts are
+    The keys are in the format of many tutorials: ``"h u g </w>"`` is the word ``hug`` with its marker. The counts are
     rebuilt every round by scanning the words in dict order, each left to right; among equal counts the
     pair met first wins. Training stops early when no word has two symbols left.
 
@@ -382,17 +287,14 @@ def bpe_train(word_freqs: Mapping[str, int], num_merges: int) -> list[Pair]:
     Raises:
         TypeError / ValueError: naming the bad key, count or ``num_merges``.
 
-    Example (seed 002):
+    Example (assignment 03):
         >>> bpe_train({"h u g </w>": 10, "p u g </w>": 5, "b u g </w>": 2}, 3)
         [('u', 'g'), ('ug', '</w>'), ('h', 'ug</w>')]
     """
     check.split_word_counts("word_freqs", word_freqs)
     check.num_merges("num_merges", num_merges)
-    vocab: Vocab = {}
-    for key, freq in word_freqs.items():
-        symbols = tuple(key.split())
-        vocab[symbols] = vocab.get(symbols, 0) + freq
-    return [step.pair for step in _rounds(vocab, num_merges, "first")]
+    vocab = bpe.collect_vocab((tuple(key.split()), freq) for key, freq in word_freqs.items())
+    return [step.pair for step in bpe.train_rounds(vocab, num_merges, "first")]
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -407,22 +309,12 @@ def merge_ranks(merges: Sequence[Pair]) -> dict[Pair, int]:
         >>> merge_ranks([("a", "b"), ("b", "c"), ("a", "b")])
         {('a', 'b'): 0, ('b', 'c'): 1}
     """
-    merges = check.merges("merges", merges)
-    ranks: dict[Pair, int] = {}
-    for rank, pair in enumerate(merges):
-        ranks.setdefault(pair, rank)
-    return ranks
+    return bpe.rank_table(check.merges("merges", merges))
 
 
 def apply_ranked(symbols: Sequence[str], ranks: Mapping[Pair, int]) -> list[str]:
     """Merge ``symbols`` by rank with a precomputed ``ranks`` table (see :func:`apply_bpe`)."""
-    symbols = list(symbols)
-    while len(symbols) > 1:
-        pair = min(zip(symbols, symbols[1:]), key=lambda p: ranks.get(p, float("inf")))
-        if pair not in ranks:
-            break
-        symbols = merge(symbols, pair, pair[0] + pair[1])
-    return symbols
+    return bpe.apply_by_rank(symbols, ranks)
 
 
 def apply_bpe(word: str, merges: Sequence[Pair]) -> list[str]:
@@ -444,7 +336,7 @@ def apply_bpe(word: str, merges: Sequence[Pair]) -> list[str]:
         TypeError / ValueError: ``word`` is not a non-empty str, or an entry of ``merges`` is not two
         non-empty strings.
 
-    Example (seed 003):
+    Example (assignment 02):
         >>> apply_bpe("abc", [("a", "b"), ("ab", "c")])
         ['abc', '</w>']
         >>> apply_bpe("abc", [("ab", "c"), ("a", "b")])
@@ -456,12 +348,7 @@ def apply_bpe(word: str, merges: Sequence[Pair]) -> list[str]:
 
 def replay(symbols: Sequence[str], rules: Sequence[Pair]) -> list[str]:
     """Merge each rule of ``rules`` everywhere in ``symbols``, in the order given (see :func:`encode`)."""
-    out = list(symbols)
-    for pair in check.merges("rules", rules):
-        if len(out) < 2:
-            break
-        out = merge(out, pair, pair[0] + pair[1])
-    return out
+    return bpe.replay_rules(symbols, check.merges("rules", rules))
 
 
 def encode(word: str, rules: Sequence[Pair]) -> list[str]:
@@ -477,13 +364,13 @@ def encode(word: str, rules: Sequence[Pair]) -> list[str]:
     Raises:
         TypeError / ValueError: ``word`` is not a non-empty str, or a rule is not two non-empty strings.
 
-    Example (seed 000):
+    Example (assignment 03):
         >>> rules = [("e", "s"), ("es", "t"), ("l", "o"), ("lo", "w")]
         >>> encode("lowest", rules), encode("xyz", rules)
         (['low', 'est'], ['x', 'y', 'z'])
     """
     check.word("word", word)
-    return replay(tuple(word), rules)
+    return replay(bpe.word_to_symbols(word, None), rules)
 
 
 def rank_and_replay_disagree(word: str, merges: Sequence[Pair]) -> bool:
@@ -500,7 +387,8 @@ def rank_and_replay_disagree(word: str, merges: Sequence[Pair]) -> bool:
     """
     check.word("word", word)
     merges = check.merges("merges", merges)
-    return apply_ranked(tuple(word), merge_ranks(merges)) != replay(tuple(word), merges)
+    symbols = bpe.word_to_symbols(word, None)
+    return bpe.apply_by_rank(symbols, bpe.rank_table(merges)) != bpe.replay_rules(symbols, merges)
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -536,4 +424,5 @@ def train_trace(
     check.word_counts("word_freqs", word_freqs)
     check.num_merges("num_merges", num_merges)
     check.tie_break(tie_break)
-    return list(_rounds(_vocab_from_words(word_freqs, marker=marker), num_merges, tie_break))
+    vocab = bpe.vocab_from_words(word_freqs, END_OF_WORD if marker else None)
+    return list(bpe.train_rounds(vocab, num_merges, tie_break))

@@ -16,7 +16,7 @@ structures between rounds instead, and this module does the same:
 A merge of ``(x, y)`` only changes the pairs around each occurrence of ``x y``: for ``a x y b`` the pairs ``(a, x)``
 and ``(y, b)`` lose the word's count and ``(a, xy)`` and ``(xy, b)`` gain it. Everything else stays.
 
-Tie-breaks are those of ``COURSE_SPEC.md``, and the result equals :func:`bpe_ref.core.train_vocab` for each:
+Tie-breaks are those of :func:`bpe_ref.best_pair`, and the result equals :func:`bpe_ref.core.train_vocab` for each:
 
 * ``"largest"`` / ``"smallest"``: the heap key is ``(-count, pair)``, with the pair's order reversed for
   ``"largest"`` (each symbol is mapped to a key whose order is the reverse of the symbol's, see :func:`_reverse`).
@@ -40,12 +40,11 @@ import heapq
 from collections import defaultdict
 from collections.abc import Mapping
 
-from . import _validate as check
-from .core import END_OF_WORD, _rounds
+from . import primitives as bpe
+from . import validate as check
+from .primitives import Pair
 
-Pair = tuple[str, str]
-
-MARKERS = ("separate", "attached", "none")
+MARKERS = tuple(bpe.MARKER_STYLES)
 """End-of-word marker styles: ``"separate"`` appends the symbol ``"</w>"`` (as :func:`bpe_ref.get_word_symbols`);
 ``"attached"`` glues ``"</w>"`` to the last character (``subword-nmt`` >= 0.2); ``"none"`` adds nothing."""
 
@@ -58,14 +57,14 @@ MARKERS = ("separate", "attached", "none")
 def check_marker(value: object) -> str:
     """Return ``value`` if it is one of :data:`MARKERS`, else raise ``ValueError`` naming it."""
     if not isinstance(value, str) or value not in MARKERS:
-        raise ValueError(f"marker must be one of {', '.join(map(repr, MARKERS))}; got {check._short(value)}")
+        raise ValueError(f"marker must be one of {', '.join(map(repr, MARKERS))}; got {check.short(value)}")
     return value
 
 
 def check_min_frequency(value: object) -> int:
     """Return ``value`` if it is an int ``>= 1``; ``TypeError`` / ``ValueError`` naming it otherwise."""
     if isinstance(value, bool) or not isinstance(value, int):
-        raise TypeError(f"min_frequency must be an int, got {type(value).__name__} {check._short(value)}")
+        raise TypeError(f"min_frequency must be an int, got {type(value).__name__} {check.short(value)}")
     if value < 1:
         raise ValueError(f"min_frequency must be >= 1, got {value!r}")
     return value
@@ -96,15 +95,7 @@ def word_symbols(word: str, marker: str = "separate") -> tuple[str, ...]:
     """
     check.word("word", word)
     check_marker(marker)
-    return _symbols(word, marker)
-
-
-def _symbols(word: str, marker: str) -> tuple[str, ...]:
-    if marker == "separate":
-        return (*word, END_OF_WORD)
-    if marker == "attached":
-        return (*word[:-1], word[-1] + END_OF_WORD)
-    return tuple(word)
+    return bpe.word_to_symbols(word, *bpe.MARKER_STYLES[marker])
 
 
 def train_fast(
@@ -127,7 +118,7 @@ def train_fast(
     Args:
         word_freqs: a dict mapping non-empty str words to positive int counts.
         num_merges: the maximum number of merges, an int ``>= 0``.
-        tie_break: ``"largest"`` (default; subword-nmt, seed 003), ``"smallest"`` (seed 000) or ``"first"`` (seed 002).
+        tie_break: ``"largest"`` (default; subword-nmt), ``"smallest"`` or ``"first"`` (minbpe).
         marker: ``"separate"`` (default), ``"attached"`` or ``"none"``; see :func:`word_symbols`.
         min_frequency: stop once the best pair occurs fewer times than this, an int ``>= 1`` (default 1: never).
 
@@ -144,13 +135,8 @@ def train_fast(
         >>> train_fast({"aaaa": 1}, 5, tie_break="first", marker="none")
         [('a', 'a'), ('aa', 'aa')]
     """
-    check.word_counts("word_freqs", word_freqs)
-    check.num_merges("num_merges", num_merges)
-    check.tie_break(tie_break)
-    check_marker(marker)
-    check_min_frequency(min_frequency)
-    words = [_symbols(word, marker) for word in word_freqs]
-    return _train(words, list(word_freqs.values()), num_merges, tie_break, min_frequency)
+    vocab = _starting_vocab(word_freqs, num_merges, tie_break, marker, min_frequency)
+    return _train(list(vocab), list(vocab.values()), num_merges, tie_break, min_frequency)
 
 
 def train_vocab_fast(
@@ -202,18 +188,25 @@ def train_plain(
         >>> train_plain({"low": 5, "lower": 2, "newest": 6, "widest": 3}, 3, marker="attached")
         [('s', 't</w>'), ('e', 'st</w>'), ('l', 'o')]
     """
+    vocab = _starting_vocab(word_freqs, num_merges, tie_break, marker, min_frequency)
+    merges = []
+    for step in bpe.train_rounds(vocab, num_merges, tie_break):
+        if step.count < min_frequency:
+            break
+        merges.append(step.pair)
+    return merges
+
+
+def _starting_vocab(
+    word_freqs: Mapping[str, int], num_merges: int, tie_break: str, marker: str, min_frequency: int
+) -> bpe.Vocab:
+    """Check the arguments of :func:`train_fast` / :func:`train_plain`; the vocab both start from."""
     check.word_counts("word_freqs", word_freqs)
     check.num_merges("num_merges", num_merges)
     check.tie_break(tie_break)
     check_marker(marker)
     check_min_frequency(min_frequency)
-    vocab = {_symbols(word, marker): freq for word, freq in word_freqs.items()}
-    merges = []
-    for step in _rounds(vocab, num_merges, tie_break):
-        if step.count < min_frequency:
-            break
-        merges.append(step.pair)
-    return merges
+    return bpe.vocab_from_words(word_freqs, *bpe.MARKER_STYLES[marker])
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -401,19 +394,6 @@ def _first_offsets(word: list[str]) -> tuple[dict[Pair, int], list[Pair]]:
     return first, pairs
 
 
-def _merge_word(word: list[str], x: str, y: str, xy: str) -> list[str]:
-    out: list[str] = []
-    i, n = 0, len(word)
-    while i < n:
-        if i + 1 < n and word[i] == x and word[i + 1] == y:
-            out.append(xy)
-            i += 2
-        else:
-            out.append(word[i])
-            i += 1
-    return out
-
-
 def _train_first(words_in: list[tuple[str, ...]], freqs: list[int], num_merges: int, min_frequency: int) -> list[Pair]:
     """Tie-break ``"first"``: the heap key is ``(-count, word index, character offset)`` of the first occurrence.
 
@@ -456,7 +436,7 @@ def _train_first(words_in: list[tuple[str, ...]], freqs: list[int], num_merges: 
         lost: set[Pair] = set()  # pairs whose first occurrence was in a word that no longer holds them
         for index in where.pop(pair):
             old = words[index]
-            new = _merge_word(old, x, y, xy)
+            new = bpe.merge_pair(old, pair, xy)
             words[index] = new
             freq = freqs[index]
             old_first, old_pairs = _first_offsets(old)

@@ -20,9 +20,10 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from . import _validate as check
 from . import core
-from .core import TIE_BREAKS, Pair, TraceRound, Vocab
+from . import primitives as bpe
+from . import validate as check
+from .primitives import END_OF_WORD, TIE_BREAKS, Pair, TraceRound, Vocab
 
 __all__ = [
     "TIE_BREAK_RULES",
@@ -177,7 +178,7 @@ def top_pairs(pair_counts: Mapping[Pair, int], chosen: Pair, k: int) -> TopPairs
     picked = sorted(pair_counts, key=lambda p: (p != chosen, -pair_counts[p], priority[role(p)], order[p]))[:k]
     picked.sort(key=lambda p: (-pair_counts[p], order[p]))
     bars = tuple(Bar(pair, pair_counts[pair], role(pair)) for pair in picked)
-    tied_total = sum(1 for p, c in pair_counts.items() if c == best and p != chosen)
+    tied_total = len(bpe.tied_rivals(pair_counts, chosen))
     tied_shown = sum(1 for bar in bars if bar.role == "tied")
     return TopPairs(bars, len(pair_counts) - len(bars), tied_total - tied_shown)
 
@@ -200,7 +201,7 @@ def initial_vocab(word_freqs: Mapping[str, int], *, marker: bool = True) -> Voca
         {('a', 'b', '</w>'): 2}
     """
     check.word_counts("word_freqs", word_freqs)
-    return core._vocab_from_words(word_freqs, marker=marker)
+    return bpe.vocab_from_words(word_freqs, END_OF_WORD if marker else None)
 
 
 def vocab_before(trace: Sequence[TraceRound], round: int, start: Mapping[tuple[str, ...], int]) -> Vocab:
@@ -232,8 +233,7 @@ def symbols_per_round(trace: Sequence[TraceRound], start: Mapping[tuple[str, ...
         >>> symbols_per_round(core.train_trace(freqs, 2), initial_vocab(freqs))
         [18, 13, 8]
     """
-    first = sum(len(symbols) * freq for symbols, freq in start.items())
-    return [first, *(step.num_symbols for step in trace)]
+    return [bpe.num_symbols(start), *(step.num_symbols for step in trace)]
 
 
 @dataclass(frozen=True)
@@ -275,8 +275,8 @@ def segmentation(
     rows = []
     for _, (symbols, count) in items[: len(items) if limit is None else max(limit, 0)]:
         word = "".join(symbols)
-        if word.endswith(core.END_OF_WORD) and word != core.END_OF_WORD:
-            word = word[: -len(core.END_OF_WORD)]
+        if word.endswith(END_OF_WORD) and word != END_OF_WORD:
+            word = word[: -len(END_OF_WORD)]
         new = tuple(i for i, symbol in enumerate(symbols) if new_symbol is not None and symbol == new_symbol)
         rows.append(SegmentRow(word, count, tuple(symbols), new))
     return rows, len(items) - len(rows)
@@ -354,7 +354,7 @@ def _call(name: str, function: Callable[..., Any], *args: Any) -> Any:
 
 
 def _show(value: Any, limit: int = 120) -> str:
-    return check._short(value, limit)
+    return check.short(value, limit)
 
 
 def _diff_counts(got: Mapping[Any, Any], expected: Mapping[Pair, int]) -> str:
@@ -413,8 +413,8 @@ def _is_vocab(value: Any) -> bool:
 
 
 def _first_choice(vocab: Mapping[tuple[str, ...], int]) -> Pair | None:
-    counts = core._count_pairs(vocab)
-    return core._best_pair(counts, "first") if counts else None
+    counts = bpe.vocab_pair_counts(vocab)
+    return bpe.choose_pair(counts, "first") if counts else None
 
 
 def check_learner(
@@ -470,128 +470,32 @@ def check_learner(
     names = tuple(name for name, function in given.items() if function is not None)
     if not names:
         return LearnerRun("reference", "reference", reference, [], reference, None, (), "The reference run (bpe_ref).")
-    counter = count_pairs or core._count_pairs
-    chooser = best_pair or core._best_pair
-    merger = merge_vocab or core._merge_vocab
-
-    vocab = core._vocab_from_words(word_freqs, marker=marker)
+    functions = {
+        "count_pairs": count_pairs or bpe.vocab_pair_counts,
+        "best_pair": best_pair or bpe.choose_pair,
+        "merge_vocab": merge_vocab or bpe.merge_pair_in_vocab,
+    }
+    vocab = initial_vocab(word_freqs, marker=marker)
     learner: list[TraceRound] = []
-    departure: Departure | None = None
-
-    def depart(number: int, function: str, message: str) -> None:
-        nonlocal departure
-        if departure is None:
-            departure = Departure(number, function, message)
-
+    run = _Referee(tie_break)
     try:
         for number in range(1, num_merges + 1):
-            checking = departure is None
-            given_vocab = dict(vocab)
-            got_counts = _call("count_pairs", counter, given_vocab)
-            if checking and given_vocab != vocab:
-                depart(number, "count_pairs", "count_pairs changed the vocab it was given; it must leave it as it was.")
-            if not _is_pair_counts(got_counts):
-                raise _Failed(
-                    "count_pairs",
-                    f"count_pairs returned {_show(got_counts)}; expected a dict mapping (a, b) pairs to int counts.",
-                    raised=False,
-                )
-            if departure is None:
-                expected = core._count_pairs(vocab)
-                if dict(got_counts) != expected:
-                    depart(
-                        number, "count_pairs", f"count_pairs gave other counts: {_diff_counts(got_counts, expected)}."
-                    )
-                elif (
-                    tie_break == "first"
-                    and expected
-                    and core._best_pair(dict(got_counts), "first") != core._best_pair(expected, "first")
-                ):
-                    depart(
-                        number,
-                        "count_pairs",
-                        "count_pairs gave the right counts in another order, and under the 'first' tie-break the "
-                        f"order decides the tie: yours lists {list(got_counts)[:4]!r}..., the reference (first seen) "
-                        f"{list(expected)[:4]!r}...",
-                    )
-            if not got_counts:
+            run.round = number
+            counts = run.call("count_pairs", functions["count_pairs"], vocab)
+            if not counts:
                 break
-            given_counts = dict(got_counts)
-            pair = _call("best_pair", chooser, given_counts, tie_break)
-            if departure is None and given_counts != dict(got_counts):
-                depart(number, "best_pair", "best_pair changed the pair counts it was given.")
-            if not (isinstance(pair, tuple) and pair in got_counts):
-                raise _Failed(
-                    "best_pair",
-                    f"best_pair returned {_show(pair)}, which is not a key of the pair counts.",
-                    raised=False,
-                )
-            if departure is None:
-                expected_pair = core._best_pair(dict(got_counts), tie_break)
-                if pair != expected_pair:
-                    if got_counts[pair] == got_counts[expected_pair]:
-                        how = f"a tie at {got_counts[pair]}, and under {tie_break!r} {TIE_BREAK_RULES[tie_break]}"
-                    else:
-                        how = f"{expected_pair!r} is more frequent ({got_counts[expected_pair]})"
-                    depart(
-                        number,
-                        "best_pair",
-                        f"best_pair chose {pair!r} (count {got_counts[pair]}); the reference chooses "
-                        f"{expected_pair!r}: {how}.",
-                    )
-            given_vocab = dict(vocab)
-            new_vocab = _call("merge_vocab", merger, pair, given_vocab)
-            if departure is None and given_vocab != vocab:
-                depart(number, "merge_vocab", "merge_vocab changed the vocab it was given; it must return a new dict.")
-            if not _is_vocab(new_vocab):
-                raise _Failed(
-                    "merge_vocab",
-                    f"merge_vocab returned {_show(new_vocab)}; expected a dict mapping symbol tuples to counts.",
-                    raised=False,
-                )
-            if departure is None:
-                expected_vocab = core._merge_vocab(pair, vocab)
-                if dict(new_vocab) != expected_vocab:
-                    depart(
-                        number,
-                        "merge_vocab",
-                        f"merge_vocab of {pair!r} gave another vocab: {_diff_vocab(new_vocab, expected_vocab)}.",
-                    )
-                elif tie_break == "first" and _first_choice(dict(new_vocab)) != _first_choice(expected_vocab):
-                    depart(
-                        number,
-                        "merge_vocab",
-                        "merge_vocab kept the right words in another order, and under the 'first' tie-break the "
-                        "order of the words decides the next tie: keep the order of the vocab it was given.",
-                    )
-            tied = [p for p, c in got_counts.items() if c == got_counts[pair] and p != pair]
-            learner.append(TraceRound(number, dict(got_counts), pair, tied, dict(new_vocab)))
+            pair = run.call("best_pair", functions["best_pair"], counts, tie_break)
+            new_vocab = run.call("merge_vocab", functions["merge_vocab"], pair, vocab)
+            learner.append(TraceRound(number, dict(counts), pair, bpe.tied_rivals(counts, pair), dict(new_vocab)))
             vocab = dict(new_vocab)
     except _Stub as stub:
-        return LearnerRun(
-            "stub",
-            "reference",
-            reference,
-            learner,
-            reference,
-            departure,
-            names,
-            f"Your {stub.function} is still a stub (it raises NotImplementedError): showing the reference run.",
-        )
+        message = f"Your {stub.function} is still a stub (it raises NotImplementedError): showing the reference run."
+        return LearnerRun("stub", "reference", reference, learner, reference, run.departure, names, message)
     except _Failed as failed:
-        number = len(learner) + 1
-        depart(number, failed.function, failed.message)
-        status = "error" if failed.raised and departure.round == number else "departs"
-        source = "learner" if learner else "reference"
-        shown = learner if learner else reference
-        where = f"Your run stops at round {number}: {failed.message.rstrip('.')}."
-        if departure.round < number:
-            where = f"Your run departs from the reference at round {departure.round}: {departure.message} " + where
-        showing = "Showing your rounds before it." if learner else "Showing the reference run."
-        return LearnerRun(status, source, shown, learner, reference, departure, names, f"{where} {showing}")
-
+        return _failed_run(failed, run, learner, reference, names)
+    departure = run.departure
     if departure is None and len(learner) != len(reference):  # pragma: no cover - equal counts imply equal stops
-        depart(len(learner) + 1, "count_pairs", "your run stopped at another round than the reference.")
+        departure = Departure(len(learner) + 1, "count_pairs", "your run stopped at another round than the reference.")
     if departure is None:
         listed = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
         verb = "matches" if len(names) == 1 else "match"
@@ -604,6 +508,125 @@ def check_learner(
     return LearnerRun(
         "departs", "learner", learner, learner, reference, departure, names, message + " Showing your run."
     )
+
+
+def _failed_run(
+    failed: _Failed, run: _Referee, learner: list[TraceRound], reference: list[TraceRound], names: tuple[str, ...]
+) -> LearnerRun:
+    """The run when a learner function raised, or returned a value of the wrong shape, in round ``len(learner) + 1``."""
+    number = len(learner) + 1
+    departure = run.departure or Departure(number, failed.function, failed.message)
+    status = "error" if failed.raised and departure.round == number else "departs"
+    source = "learner" if learner else "reference"
+    shown = learner if learner else reference
+    where = f"Your run stops at round {number}: {failed.message.rstrip('.')}."
+    if departure.round < number:
+        where = f"Your run departs from the reference at round {departure.round}: {departure.message} " + where
+    showing = "Showing your rounds before it." if learner else "Showing the reference run."
+    return LearnerRun(status, source, shown, learner, reference, departure, names, f"{where} {showing}")
+
+
+def _counts_difference(got: Mapping[Any, Any], vocab: Vocab, tie_break: str) -> str | None:
+    expected = bpe.vocab_pair_counts(vocab)
+    if dict(got) != expected:
+        return f"count_pairs gave other counts: {_diff_counts(got, expected)}."
+    if tie_break == "first" and expected and bpe.choose_pair(dict(got), "first") != bpe.choose_pair(expected, "first"):
+        return (
+            "count_pairs gave the right counts in another order, and under the 'first' tie-break the "
+            f"order decides the tie: yours lists {list(got)[:4]!r}..., the reference (first seen) "
+            f"{list(expected)[:4]!r}..."
+        )
+    return None
+
+
+def _choice_difference(pair: Pair, counts: Mapping[Pair, int], tie_break: str) -> str | None:
+    expected = bpe.choose_pair(dict(counts), tie_break)
+    if pair == expected:
+        return None
+    if counts[pair] == counts[expected]:
+        how = f"a tie at {counts[pair]}, and under {tie_break!r} {TIE_BREAK_RULES[tie_break]}"
+    else:
+        how = f"{expected!r} is more frequent ({counts[expected]})"
+    return f"best_pair chose {pair!r} (count {counts[pair]}); the reference chooses {expected!r}: {how}."
+
+
+def _merge_difference(new_vocab: Mapping[Any, Any], pair: Pair, vocab: Vocab, tie_break: str) -> str | None:
+    expected = bpe.merge_pair_in_vocab(pair, vocab)
+    if dict(new_vocab) != expected:
+        return f"merge_vocab of {pair!r} gave another vocab: {_diff_vocab(new_vocab, expected)}."
+    if tie_break == "first" and _first_choice(dict(new_vocab)) != _first_choice(expected):
+        return (
+            "merge_vocab kept the right words in another order, and under the 'first' tie-break the "
+            "order of the words decides the next tie: keep the order of the vocab it was given."
+        )
+    return None
+
+
+@dataclass(frozen=True)
+class _Rule:
+    """How :func:`check_learner` judges one of the learner's functions."""
+
+    argument: int  # the index of the argument that the function must leave as it was
+    changed: str  # the departure when it changed that argument
+    shape: Callable[[Any, Any], bool]  # (result, first argument) -> whether the result has the right shape
+    wrong_shape: str  # the failure when the shape is wrong, with {} for the result
+    difference: Callable[..., str | None]  # (result, *arguments, tie_break) -> the departure, or None
+
+
+_RULES = {
+    "count_pairs": _Rule(
+        0,
+        "count_pairs changed the vocab it was given; it must leave it as it was.",
+        lambda result, _: _is_pair_counts(result),
+        "count_pairs returned {}; expected a dict mapping (a, b) pairs to int counts.",
+        _counts_difference,
+    ),
+    "best_pair": _Rule(
+        0,
+        "best_pair changed the pair counts it was given.",
+        lambda result, pair_counts: isinstance(result, tuple) and result in pair_counts,
+        "best_pair returned {}, which is not a key of the pair counts.",
+        lambda pair, pair_counts, tie_break, _: _choice_difference(pair, pair_counts, tie_break),
+    ),
+    "merge_vocab": _Rule(
+        1,
+        "merge_vocab changed the vocab it was given; it must return a new dict.",
+        lambda result, _: _is_vocab(result),
+        "merge_vocab returned {}; expected a dict mapping symbol tuples to counts.",
+        _merge_difference,
+    ),
+}
+
+
+class _Referee:
+    """Calls the learner's functions one round at a time and keeps the first departure from the reference."""
+
+    def __init__(self, tie_break: str) -> None:
+        self.tie_break = tie_break
+        self.round = 0
+        self.departure: Departure | None = None
+
+    def depart(self, function: str, message: str | None) -> None:
+        if self.departure is None and message is not None:
+            self.departure = Departure(self.round, function, message)
+
+    def call(self, name: str, function: Callable[..., Any], *args: Any) -> Any:
+        """``function(*args)`` with a fresh copy of the argument it must not change; judged by ``_RULES[name]``.
+
+        Raises:
+            _Stub / _Failed: it raised (``NotImplementedError``: a stub) or returned a value of the wrong shape.
+        """
+        rule = _RULES[name]
+        given = list(args)
+        given[rule.argument] = dict(args[rule.argument])
+        result = _call(name, function, *given)
+        if given[rule.argument] != dict(args[rule.argument]):
+            self.depart(name, rule.changed)
+        if not rule.shape(result, args[0]):
+            raise _Failed(name, rule.wrong_shape.format(_show(result)), raised=False)
+        if self.departure is None:  # until the first departure the learner's input equals the reference's
+            self.depart(name, rule.difference(result, *args, self.tie_break))
+        return result
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -681,7 +704,7 @@ def compare_tie_breaks(
     Raises:
         TypeError / ValueError: a bad ``word_freqs`` or ``num_merges``, an unknown or repeated policy, or none.
 
-    Example (seed 000's corpus, no marker: e s and s t tie at 9):
+    Example (the corpus of ``learn_bpe``, no marker: e s and s t tie at 9):
         >>> cmp = compare_tie_breaks({"low": 5, "lower": 2, "newest": 6, "widest": 3}, 2, marker=False)
         >>> cmp.first_difference, cmp.rows[0].pairs
         (1, {'largest': ('s', 't'), 'smallest': ('e', 's'), 'first': ('e', 's')})
@@ -694,7 +717,7 @@ def compare_tie_breaks(
     if len(set(policies)) != len(policies):
         raise ValueError(f"policies repeats a tie-break: {policies!r}")
     traces = {policy: core.train_trace(word_freqs, num_merges, policy, marker=marker) for policy in policies}
-    start = core._vocab_from_words(word_freqs, marker=marker)
+    start = initial_vocab(word_freqs, marker=marker)
     rows = []
     first_difference = None
     for number in range(1, max(len(t) for t in traces.values()) + 1):
@@ -743,19 +766,9 @@ def merge_positions(symbols: Sequence[str], pair: Pair) -> tuple[tuple[str, ...]
         >>> merge_positions(("a", "a", "a", "b"), ("a", "a"))
         (('aa', 'a', 'b'), (0,))
     """
-    first, second = pair
-    out: list[str] = []
     positions: list[int] = []
-    i = 0
-    while i < len(symbols):
-        if i + 1 < len(symbols) and symbols[i] == first and symbols[i + 1] == second:
-            out.append(first + second)
-            positions.append(i)
-            i += 2
-        else:
-            out.append(symbols[i])
-            i += 1
-    return tuple(out), tuple(positions)
+    after = bpe.merge_pair(symbols, pair, bpe.concatenate(pair), positions)
+    return tuple(after), tuple(positions)
 
 
 def made_positions(before: Sequence[str], positions: Sequence[int]) -> tuple[int, ...]:
@@ -834,26 +847,26 @@ def rank_steps(symbols: Sequence[str], merges: Sequence[Pair]) -> RankRun:
         TypeError / ValueError: ``symbols`` is not a list or tuple of non-empty str, or an entry of ``merges``
         is not two non-empty strings.
 
-    Example (seed 003):
+    Example (assignment 04):
         >>> run = rank_steps(("a", "b", "c", "</w>"), [("a", "b"), ("ab", "c")])
         >>> [(step.chosen, step.rank, step.after) for step in run.steps]
         [(('a', 'b'), 0, ('ab', 'c', '</w>')), (('ab', 'c'), 1, ('abc', '</w>'))]
     """
-    start = _symbols("symbols", symbols)
+    start = check.symbols("symbols", symbols)
     ranks = core.merge_ranks(merges)
-    current = start
-    steps = []
-    while len(current) > 1:
-        pair_ranks = _ranks_of(current, ranks)
-        known = [(rank, i) for i, rank in enumerate(pair_ranks) if rank is not None]
-        if not known:
-            break
-        rank, index = min(known)
-        chosen = (current[index], current[index + 1])
-        after, positions = merge_positions(current, chosen)
-        steps.append(RankStep(current, pair_ranks, chosen, rank, positions, after))
-        current = after
-    return RankRun(start, tuple(steps), tuple(None for _ in current[1:]), current)
+    steps = tuple(
+        RankStep(
+            tuple(step.before),
+            _ranks_of(step.before, ranks),
+            step.pair,
+            step.rank,
+            tuple(step.positions),
+            tuple(step.after),
+        )
+        for step in bpe.rank_merges(start, ranks)
+    )
+    result = steps[-1].after if steps else start
+    return RankRun(start, steps, tuple(None for _ in result[1:]), result)
 
 
 @dataclass(frozen=True)
@@ -908,22 +921,18 @@ def replay_steps(symbols: Sequence[str], rules: Sequence[Pair]) -> ReplayRun:
     Raises:
         TypeError / ValueError: as :func:`rank_steps`.
 
-    Example (seed 000):
+    Example (assignment 04):
         >>> run = replay_steps(tuple("lowest"), [("e", "s"), ("es", "t"), ("l", "o"), ("lo", "w")])
         >>> [step.positions for step in run.steps], run.result
         ([(3,), (3,), (0,), (0,)], ('low', 'est'))
     """
-    start = _symbols("symbols", symbols)
+    start = check.symbols("symbols", symbols)
     rules = check.merges("rules", rules)
-    current = start
-    steps = []
-    for index, rule in enumerate(rules):
-        if len(current) < 2:
-            break
-        after, positions = merge_positions(current, rule)
-        steps.append(ReplayStep(index, rule, current, positions, after))
-        current = after
-    return ReplayRun(start, tuple(steps), current)
+    steps = tuple(
+        ReplayStep(step.rank, step.pair, tuple(step.before), tuple(step.positions), tuple(step.after))
+        for step in bpe.replay_merges(start, rules)
+    )
+    return ReplayRun(start, steps, steps[-1].after if steps else start)
 
 
 @dataclass(frozen=True)
@@ -972,15 +981,7 @@ def compare_apply(word: str, merges: Sequence[Pair], *, marker: bool = True) -> 
     """
     check.word("word", word)
     table = tuple(check.merges("merges", merges))
-    start = core.get_word_symbols(word) if marker else tuple(word)
+    start = bpe.word_to_symbols(word, END_OF_WORD if marker else None)
     rank = rank_steps(start, table)
     replayed = replay_steps(start, table)
     return ApplyComparison(word, marker, table, rank, replayed, rank.result != replayed.result)
-
-
-def _symbols(name: str, value: Any) -> tuple[str, ...]:
-    check.sequence(name, value)
-    for symbol in value:
-        if not isinstance(symbol, str) or not symbol:
-            raise ValueError(f"{name} must hold non-empty strings, got {check._short(symbol)}")
-    return tuple(value)

@@ -1031,23 +1031,23 @@ class _Stepper:
     def _row_y(self, index: int, rows: int) -> float:
         return 1 - (index + 1.35) / (rows + 0.9)
 
-    @staticmethod
-    def _panel_header(ax: Axes, title: str, note: str, rows: int) -> None:
+    def _panel(self, ax: Axes, title: str, note: str, number: int, rows: int, limit: int) -> list[tuple[int, float]]:
+        """Draw a panel's title and note; the ``(index, y)`` of each row to draw at step ``number``."""
         ax.set_axis_off()
         ax.set_title(title, loc="left", fontsize=12)
         ax.text(0, 1 - 0.45 / (rows + 0.9), note, transform=ax.transAxes, fontsize=9, color=_MUTED, va="center")
+        return [(index, self._row_y(index, rows)) for index in range(min(number, limit))]
+
+    @staticmethod
+    def _row_label(ax: Axes, y: float, text: str, **style: Any) -> None:
+        ax.text(0, y, text, transform=ax.transAxes, fontsize=10, va="center", **style)
 
     def _draw_rank(self, ax: Axes, number: int, rows: int) -> None:
         run = self.comparison.rank
-        self._panel_header(
-            ax,
-            "By rank (as apply_bpe): merge the adjacent pair with the lowest rank",
-            "small numbers: each adjacent pair's rank in the table (– = not in it)",
-            rows,
-        )
+        title = "By rank (as apply_bpe): merge the adjacent pair with the lowest rank"
+        note = "small numbers: each adjacent pair's rank in the table (– = not in it)"
         shown = min(number, self.rank_rows)
-        for index in range(shown):
-            y = self._row_y(index, rows)
+        for index, y in self._panel(ax, title, note, number, rows, self.rank_rows):
             if index < len(run.steps):
                 step = run.steps[index]
                 highlight = sorted({p for start in step.positions for p in (start, start + 1)})
@@ -1056,16 +1056,7 @@ class _Stepper:
             else:
                 highlight, label = [], "done"
                 symbols, ranks, chosen = run.result, run.end_ranks, set()
-            ax.text(
-                0,
-                y,
-                label,
-                transform=ax.transAxes,
-                fontsize=10,
-                va="center",
-                color=_INK,
-                fontweight="bold" if index == shown - 1 else "normal",
-            )
+            self._row_label(ax, y, label, color=_INK, fontweight="bold" if index == shown - 1 else "normal")
             tokens = _draw_tokens(ax, 0.2, y, symbols, highlight=highlight, fontsize=11, gid="rank")
             for gap, rank in enumerate(ranks):
                 picked = gap in chosen
@@ -1098,15 +1089,9 @@ class _Stepper:
 
     def _draw_replay(self, ax: Axes, number: int, rows: int) -> None:
         run = self.comparison.replay
-        self._panel_header(
-            ax,
-            "By replay (as encode): every rule in learned order",
-            "the symbols after each rule; highlighted: what it merged",
-            rows,
-        )
-        shown = min(number, self.replay_rows)
-        for index in range(shown):
-            y = self._row_y(index, rows)
+        title = "By replay (as encode): every rule in learned order"
+        note = "the symbols after each rule; highlighted: what it merged"
+        for index, y in self._panel(ax, title, note, number, rows, self.replay_rows):
             if index == 0:
                 label, symbols, highlight, found = "start", run.start, [], True
             else:
@@ -1115,16 +1100,7 @@ class _Stepper:
                 symbols = step.after
                 found = bool(step.positions)
                 highlight = step.made
-            ax.text(
-                0,
-                y,
-                _escape(label),
-                transform=ax.transAxes,
-                fontsize=10,
-                va="center",
-                family=_MONO,
-                color=_INK if found else _MUTED,
-            )
+            self._row_label(ax, y, _escape(label), family=_MONO, color=_INK if found else _MUTED)
             if found:
                 _draw_tokens(ax, 0.36, y, symbols, highlight=highlight, fontsize=11, gid="replay")
             else:

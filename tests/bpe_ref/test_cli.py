@@ -235,3 +235,19 @@ def test_separate_marker_codes_apply_like_subword_nmt_version_0_1(tmp_path):
     run_subword_nmt("apply-bpe", "-c", str(codes), "-i", str(source), "-o", str(theirs))
     assert main(["apply", "--codes", str(codes), str(source), "-o", str(ours)]) == 0
     assert ours.read_bytes() == theirs.read_bytes()
+
+
+def test_a_repeated_merge_keeps_its_first_rank_and_later_merges_still_apply():
+    """A codes file that lists a merge twice: the rank of every later merge is its line, so all still apply."""
+    encoder = Encoder([("a", "b"), ("a", "b"), ("b", "c</w>")])
+    assert encoder.segment("bc") == ("bc",)
+    assert encoder.segment_line("bc ab\n") == "bc a@@ b\n"
+
+
+def test_a_repeated_merge_applies_like_subword_nmt(tmp_path):
+    pytest.importorskip("subword_nmt")
+    codes, source, theirs = tmp_path / "codes", tmp_path / "source.txt", tmp_path / "theirs"
+    codes.write_text("#version: 0.2\na b\na b\nb c</w>\nab c</w>\n", encoding="utf-8")
+    source.write_text("bc ab abc cab\n", encoding="utf-8")
+    run_subword_nmt("apply-bpe", "-c", str(codes), "-i", str(source), "-o", str(theirs))
+    assert apply_codes(source.read_text(encoding="utf-8"), read_codes(str(codes))[0]) == theirs.read_text("utf-8")

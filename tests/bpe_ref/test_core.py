@@ -1,6 +1,6 @@
-"""Visible tests of bpe_ref: the seed examples of COURSE_SPEC.md and each convention on hand-built cases.
+"""Tests of bpe_ref.core: the worked examples of the assignments and each convention on hand-built cases.
 
-Expected values come from the spec / seed pages or are derived by hand in a comment next to the case.
+Expected values come from the assignments' worked examples or are derived by hand in a comment next to the case.
 """
 
 import copy
@@ -29,51 +29,51 @@ from bpe_ref import (
     train_vocab,
 )
 
-SEED_000_WORDS = {"low": 5, "lower": 2, "newest": 6, "widest": 3}
-SEED_000_RULES = [("e", "s"), ("es", "t"), ("l", "o"), ("lo", "w")]
-SEED_002_WORDS = {"h u g </w>": 10, "p u g </w>": 5, "b u g </w>": 2}
-SEED_002_MERGES = [("u", "g"), ("ug", "</w>"), ("h", "ug</w>")]
+NEWEST_WORDS = {"low": 5, "lower": 2, "newest": 6, "widest": 3}
+NEWEST_RULES = [("e", "s"), ("es", "t"), ("l", "o"), ("lo", "w")]
+HUG_SPLIT_WORDS = {"h u g </w>": 10, "p u g </w>": 5, "b u g </w>": 2}
+HUG_MERGES = [("u", "g"), ("ug", "</w>"), ("h", "ug</w>")]
 
 
 # ---------------------------------------------------------------------------------------------------------------
-# Seed examples (COURSE_SPEC "Examples from the seeds that must appear as visible tests")
+# Worked examples of the assignments (each also a visible test of its notebook)
 # ---------------------------------------------------------------------------------------------------------------
 
 
-class TestSeedExamples:
-    def test_get_pair_counts_seed_001_values_and_order(self):
+class TestWorkedExamples:
+    def test_get_pair_counts_values_and_order(self):
         counts = get_pair_counts([1, 2, 3, 1, 2])
         assert counts == {(1, 2): 2, (2, 3): 1, (3, 1): 1}
-        # Dict equality ignores order; the spec fixes first-occurrence order.
+        # Dict equality ignores order; assignment 01 fixes first-occurrence order.
         assert list(counts.items()) == [((1, 2), 2), ((2, 3), 1), ((3, 1), 1)]
 
-    def test_merge_seed_001(self):
+    def test_merge_example(self):
         assert merge([1, 2, 3, 1, 2], (1, 2), 99) == [99, 3, 99]
 
-    def test_merge_overlap_seed_001(self):
+    def test_merge_overlap_example(self):
         assert merge([5, 5, 5], (5, 5), 7) == [7, 5]
 
-    def test_train_bpe_seed_003(self):
+    def test_train_bpe_example(self):
         assert train_bpe({"aa": 5, "ab": 1}, 1) == [("a", "a")]
 
-    def test_apply_bpe_seed_003(self):
+    def test_apply_bpe_example(self):
         assert apply_bpe("abc", [("a", "b"), ("ab", "c")]) == ["abc", "</w>"]
 
-    def test_bpe_train_seed_002(self):
-        assert bpe_train(SEED_002_WORDS, 3) == SEED_002_MERGES
+    def test_bpe_train_example(self):
+        assert bpe_train(HUG_SPLIT_WORDS, 3) == HUG_MERGES
 
-    def test_bpe_train_early_stop_seed_002(self):
+    def test_bpe_train_early_stop_example(self):
         assert bpe_train({"a b </w>": 1, "c d </w>": 1}, 5) == [("a", "b"), ("ab", "</w>"), ("c", "d"), ("cd", "</w>")]
 
-    def test_learn_bpe_seed_000(self):
-        assert learn_bpe(SEED_000_WORDS, 4) == SEED_000_RULES
+    def test_learn_bpe_example(self):
+        assert learn_bpe(NEWEST_WORDS, 4) == NEWEST_RULES
 
-    def test_encode_seed_000(self):
-        assert encode("lowest", SEED_000_RULES) == ["low", "est"]
-        assert encode("xyz", SEED_000_RULES) == ["x", "y", "z"]
+    def test_encode_example(self):
+        assert encode("lowest", NEWEST_RULES) == ["low", "est"]
+        assert encode("xyz", NEWEST_RULES) == ["x", "y", "z"]
 
-    def test_encode_with_learned_rules_seed_000(self):
-        rules = learn_bpe(SEED_000_WORDS, 4)
+    def test_encode_with_learned_rules_example(self):
+        rules = learn_bpe(NEWEST_WORDS, 4)
         assert encode("lowest", rules) == ["low", "est"]
         assert encode("xyz", rules) == ["x", "y", "z"]
 
@@ -161,7 +161,7 @@ class TestEndOfWordMarker:
         assert apply_bpe("ab", [("b", "</w>")]) == ["a", "b</w>"]
         assert apply_bpe("ab", [("b", "</w>"), ("a", "b</w>")]) == ["ab</w>"]
 
-    def test_seed_002_marker_is_given_in_the_keys(self):
+    def test_marker_is_given_in_the_keys(self):
         # bpe_train adds no marker of its own: without "</w>" in the keys none is learned.
         assert bpe_train({"a b": 1}, 5) == [("a", "b")]
 
@@ -233,7 +233,7 @@ class TestTieBreaks:
         assert best_pair(counts, "largest") == ("a", "b")
         assert best_pair({("x", "A"): 1, ("x", "</w>"): 1}, "smallest") == ("x", "</w>")
 
-    def test_seed_003_tie_goes_to_larger_tuple_over_marker(self):
+    def test_tie_goes_to_larger_tuple_over_marker(self):
         # (a, a) and (a, </w>) both 5: ("a", "a") > ("a", "</w>").
         trace = train_trace({"aa": 5, "ab": 1}, 1)
         assert [(r.pair, r.count, r.tied) for r in trace] == [(("a", "a"), 5, [("a", "</w>")])]
@@ -272,9 +272,9 @@ class TestTieBreaks:
         # Round 3: only (c,d) is left; then no pairs, so training stops after 3 merges.
         assert bpe_train({"a b c": 1, "c d": 1, "a b": 1}, 5) == [("a", "b"), ("ab", "c"), ("c", "d")]
 
-    def test_seed_000_tie_goes_to_smallest(self):
-        # Seed 000: (e, s) and (s, t) both 9, (e, s) wins alphabetically.
-        trace = train_trace(SEED_000_WORDS, 1, "smallest", marker=False)
+    def test_tie_goes_to_smallest(self):
+        # learn_bpe's example: (e, s) and (s, t) both 9, (e, s) wins alphabetically.
+        trace = train_trace(NEWEST_WORDS, 1, "smallest", marker=False)
         assert trace[0].pair == ("e", "s")
         assert trace[0].count == 9
         assert ("s", "t") in trace[0].tied
@@ -351,7 +351,7 @@ class TestApplyAndEncode:
         assert apply_bpe("aaa", [("a", "a")]) == ["aa", "a", "</w>"]
 
     def test_apply_bpe_unknown_pairs(self):
-        assert apply_bpe("xyz", SEED_000_RULES) == ["x", "y", "z", "</w>"]
+        assert apply_bpe("xyz", NEWEST_RULES) == ["x", "y", "z", "</w>"]
         assert apply_bpe("x", []) == ["x", "</w>"]
 
     def test_apply_ranked_with_precomputed_ranks(self):
@@ -364,8 +364,8 @@ class TestApplyAndEncode:
         # Reversed: (aa, aa) finds nothing yet; (a, a) -> aa aa and stops.
         assert encode("aaaa", [("aa", "aa"), ("a", "a")]) == ["aa", "aa"]
 
-    def test_apply_bpe_on_words_of_the_trained_seed_003(self):
-        # train_bpe on seed 003 learns (a, a) only; apply to "aab": a a b </w> -> aa b </w>.
+    def test_apply_bpe_on_words_of_the_trained_example(self):
+        # train_bpe on its example learns (a, a) only; apply to "aab": a a b </w> -> aa b </w>.
         assert apply_bpe("aab", train_bpe({"aa": 5, "ab": 1}, 1)) == ["aa", "b", "</w>"]
 
     def test_marker_text_inside_a_word_makes_rank_and_replay_differ(self):
@@ -390,15 +390,15 @@ class TestApplyAndEncode:
 
 
 class TestTrainTrace:
-    HUG = {"hug": 10, "pug": 5, "bug": 2}  # seed 002 as raw words
+    HUG = {"hug": 10, "pug": 5, "bug": 2}  # bpe_train's example as raw words
 
     def test_pairs_equal_the_trainers(self):
         assert [r.pair for r in train_trace({"aa": 5, "ab": 1}, 1)] == train_bpe({"aa": 5, "ab": 1}, 1)
-        assert [r.pair for r in train_trace(SEED_000_WORDS, 4, "smallest", marker=False)] == SEED_000_RULES
-        assert [r.pair for r in train_trace(self.HUG, 3, "first")] == SEED_002_MERGES
+        assert [r.pair for r in train_trace(NEWEST_WORDS, 4, "smallest", marker=False)] == NEWEST_RULES
+        assert [r.pair for r in train_trace(self.HUG, 3, "first")] == HUG_MERGES
 
-    def test_seed_002_round_1_tie(self):
-        # Seed 002: (u, g) and (g, </w>) tie at 10 + 5 + 2 = 17, (u, g) is seen first.
+    def test_hug_round_1_tie(self):
+        # bpe_train's example: (u, g) and (g, </w>) tie at 10 + 5 + 2 = 17, (u, g) is seen first.
         first = train_trace(self.HUG, 1, "first")[0]
         assert (first.round, first.pair, first.count, first.tied) == (1, ("u", "g"), 17, [("g", "</w>")])
         assert list(first.pair_counts.items())[:3] == [(("h", "u"), 10), (("u", "g"), 17), (("g", "</w>"), 17)]

@@ -13,7 +13,7 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from bpe_ref import core
+from bpe_ref import core, primitives
 from bpe_ref.codes import count_words
 from bpe_ref.fast import (
     MARKERS,
@@ -95,7 +95,7 @@ def test_fast_equals_graded_trainers(word_freqs, num_merges):
 def test_vocab_fast_equals_train_vocab(vocab, num_merges, tie_break, min_frequency):
     expected = core.train_vocab(vocab, num_merges, tie_break)
     cut = []
-    for step in core._rounds(dict(vocab), num_merges, tie_break):
+    for step in primitives.train_rounds(dict(vocab), num_merges, tie_break):
         if step.count < min_frequency:
             break
         cut.append(step.pair)

@@ -417,7 +417,7 @@ def test_rank_and_replay_steps_end_where_core_does():
             assert len(cmp.rank.end_ranks) == len(cmp.rank.result) - 1
 
 
-def test_the_seed_examples_step_by_step():
+def test_the_worked_examples_step_by_step():
     run = steps.rank_steps(core.get_word_symbols("abc"), [("a", "b"), ("ab", "c")])
     assert [(s.before, s.ranks, s.chosen, s.rank, s.positions) for s in run.steps] == [
         (("a", "b", "c", "</w>"), (0, None, None), ("a", "b"), 0, (0,)),

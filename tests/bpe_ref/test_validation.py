@@ -1,4 +1,4 @@
-"""bpe_ref's public functions reject bad input with ValueError/TypeError naming the offending value (COURSE_SPEC)."""
+"""bpe_ref's public functions reject bad input with ValueError/TypeError naming the offending value."""
 
 import pytest
 

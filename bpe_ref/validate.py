@@ -1,4 +1,4 @@
-"""Input validation shared by the public functions of :mod:`bpe_ref`.
+"""Input validation shared by the public functions of :mod:`bpe_ref` (:mod:`bpe_ref.primitives` checks nothing).
 
 Every check raises ``TypeError`` for a value of the wrong type and ``ValueError`` for a value of the
 right type that breaks a rule, and names the offending value with ``repr`` so that a learner can see
@@ -10,10 +10,11 @@ from __future__ import annotations
 from collections.abc import Hashable, Mapping, Sequence
 from typing import Any
 
-TIE_BREAKS = ("largest", "smallest", "first")
+from .primitives import TIE_BREAKS
 
 
-def _short(value: Any, limit: int = 80) -> str:
+def short(value: Any, limit: int = 80) -> str:
+    """``repr(value)``, cut to ``limit`` characters with ``...`` at the end, for error messages."""
     text = repr(value)
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
@@ -21,34 +22,40 @@ def _short(value: Any, limit: int = 80) -> str:
 def sequence(name: str, value: Any) -> Sequence[Hashable]:
     """A list or tuple (not a string: a string's pairs are characters, which 01 does not promise)."""
     if isinstance(value, (str, bytes)) or not isinstance(value, (list, tuple)):
-        raise TypeError(f"{name} must be a list or tuple, got {type(value).__name__} {_short(value)}")
+        raise TypeError(f"{name} must be a list or tuple, got {type(value).__name__} {short(value)}")
     for item in value:
         if not isinstance(item, Hashable):
-            raise TypeError(f"{name} holds an unhashable element {_short(item)}")
+            raise TypeError(f"{name} holds an unhashable element {short(item)}")
     return value
 
 
 def pair(name: str, value: Any, *, of_str: bool = False) -> tuple[Any, Any]:
     if not isinstance(value, tuple) or len(value) != 2:
-        raise TypeError(f"{name} must be a tuple of two symbols, got {_short(value)}")
+        raise TypeError(f"{name} must be a tuple of two symbols, got {short(value)}")
     if of_str:
         for symbol in value:
             if not isinstance(symbol, str) or not symbol:
-                raise ValueError(f"{name} must hold two non-empty strings, got {_short(value)}")
+                raise ValueError(f"{name} must hold two non-empty strings, got {short(value)}")
     return value
 
 
 def count(name: str, key: Any, value: Any) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
-        raise TypeError(f"{name}[{key!r}] must be an int count, got {type(value).__name__} {_short(value)}")
+        raise TypeError(f"{name}[{key!r}] must be an int count, got {type(value).__name__} {short(value)}")
     if value <= 0:
         raise ValueError(f"{name}[{key!r}] must be a positive count, got {value!r}")
     return value
 
 
-def word(name: str, value: Any) -> str:
+def text(name: str, value: Any) -> str:
+    """A str, possibly empty."""
     if not isinstance(value, str):
-        raise TypeError(f"{name} must be a str, got {type(value).__name__} {_short(value)}")
+        raise TypeError(f"{name} must be a str, got {type(value).__name__} {short(value)}")
+    return value
+
+
+def word(name: str, value: Any) -> str:
+    text(name, value)
     if not value:
         raise ValueError(f"{name} must be a non-empty string, got {value!r}")
     return value
@@ -57,7 +64,7 @@ def word(name: str, value: Any) -> str:
 def word_counts(name: str, value: Any) -> Mapping[str, int]:
     """A mapping of non-empty words to positive int counts."""
     if not isinstance(value, Mapping):
-        raise TypeError(f"{name} must be a dict of word -> count, got {type(value).__name__} {_short(value)}")
+        raise TypeError(f"{name} must be a dict of word -> count, got {type(value).__name__} {short(value)}")
     for key, freq in value.items():
         word(f"a key of {name}", key)
         count(name, key, freq)
@@ -65,7 +72,7 @@ def word_counts(name: str, value: Any) -> Mapping[str, int]:
 
 
 def split_word_counts(name: str, value: Any) -> Mapping[str, int]:
-    """A mapping of space-separated symbol strings (seed 002's format) to positive int counts."""
+    """A mapping of space-separated symbol strings (``bpe_train``'s format, ``"h u g </w>"``) to positive int counts."""
     word_counts(name, value)
     for key in value:
         if not key.split():
@@ -76,20 +83,20 @@ def split_word_counts(name: str, value: Any) -> Mapping[str, int]:
 def vocab(name: str, value: Any) -> Mapping[tuple[str, ...], int]:
     """A mapping of non-empty tuples of non-empty str symbols to positive int counts."""
     if not isinstance(value, Mapping):
-        raise TypeError(f"{name} must be a dict of symbol tuple -> count, got {type(value).__name__} {_short(value)}")
+        raise TypeError(f"{name} must be a dict of symbol tuple -> count, got {type(value).__name__} {short(value)}")
     for key, freq in value.items():
         if not isinstance(key, tuple) or not key:
-            raise TypeError(f"a key of {name} must be a non-empty tuple of symbols, got {_short(key)}")
+            raise TypeError(f"a key of {name} must be a non-empty tuple of symbols, got {short(key)}")
         for symbol in key:
             if not isinstance(symbol, str) or not symbol:
-                raise ValueError(f"a key of {name} holds a symbol that is not a non-empty str: {_short(key)}")
+                raise ValueError(f"a key of {name} holds a symbol that is not a non-empty str: {short(key)}")
         count(name, key, freq)
     return value
 
 
 def num_merges(name: str, value: Any) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
-        raise TypeError(f"{name} must be an int, got {type(value).__name__} {_short(value)}")
+        raise TypeError(f"{name} must be an int, got {type(value).__name__} {short(value)}")
     if value < 0:
         raise ValueError(f"{name} must be >= 0, got {value!r}")
     return value
@@ -98,7 +105,7 @@ def num_merges(name: str, value: Any) -> int:
 def merges(name: str, value: Any) -> list[tuple[str, str]]:
     # An ordered sequence only: a set's order (so the merges' ranks) changes from run to run.
     if not isinstance(value, (list, tuple)):
-        raise TypeError(f"{name} must be a list of (str, str) pairs, got {type(value).__name__} {_short(value)}")
+        raise TypeError(f"{name} must be a list of (str, str) pairs, got {type(value).__name__} {short(value)}")
     value = list(value)
     for index, item in enumerate(value):
         pair(f"{name}[{index}]", item, of_str=True)
@@ -107,16 +114,25 @@ def merges(name: str, value: Any) -> list[tuple[str, str]]:
 
 def tie_break(value: Any) -> str:
     if value not in TIE_BREAKS:
-        raise ValueError(f"tie_break must be one of {', '.join(map(repr, TIE_BREAKS))}; got {_short(value)}")
+        raise ValueError(f"tie_break must be one of {', '.join(map(repr, TIE_BREAKS))}; got {short(value)}")
     return value
 
 
 def pair_counts(name: str, value: Any) -> Mapping[Any, int]:
     if not isinstance(value, Mapping):
-        raise TypeError(f"{name} must be a dict of pair -> count, got {type(value).__name__} {_short(value)}")
+        raise TypeError(f"{name} must be a dict of pair -> count, got {type(value).__name__} {short(value)}")
     if not value:
         raise ValueError(f"{name} is empty: there is no pair to choose")
     for key, freq in value.items():
         pair(f"a key of {name}", key)
         count(name, key, freq)
     return value
+
+
+def symbols(name: str, value: Any) -> tuple[str, ...]:
+    """A list or tuple of non-empty str symbols, returned as a tuple."""
+    sequence(name, value)
+    for symbol in value:
+        if not isinstance(symbol, str) or not symbol:
+            raise ValueError(f"{name} must hold non-empty strings, got {short(symbol)}")
+    return tuple(value)
