@@ -3,6 +3,17 @@
 Every graded function of ``COURSE_SPEC.md`` lives here once; the autograder compares submissions with it.
 """
 
+from .bytelevel import (
+    GPT2_PATTERN,
+    GPT4_PATTERN,
+    GPT4_SPECIAL_TOKENS,
+    decode_bytes,
+    encode_bytes,
+    encode_ranks,
+    load_cl100k_base,
+    pretokenize,
+    train_bytes,
+)
 from .core import (
     END_OF_WORD,
     TIE_BREAKS,
@@ -27,6 +38,15 @@ from .core import (
 )
 
 __all__ = [
+    "GPT2_PATTERN",
+    "GPT4_PATTERN",
+    "GPT4_SPECIAL_TOKENS",
+    "decode_bytes",
+    "encode_bytes",
+    "encode_ranks",
+    "load_cl100k_base",
+    "pretokenize",
+    "train_bytes",
     "END_OF_WORD",
     "TIE_BREAKS",
     "TraceRound",
