@@ -207,20 +207,25 @@ def train_rounds(text: str, vocab_size: int, pattern: str, *, top: int = 10) -> 
     if _int("vocab_size", vocab_size) < 256:
         raise ValueError(f"vocab_size must be >= 256 (the 256 byte values), got {vocab_size!r}")
     _int("top", top)
-    chunks = _chunk_ids(text, pattern)
+    # Equal chunks merge alike, so each distinct chunk is kept once with its count, in order of first appearance:
+    # the pairs are then met first in the same order as in a scan of the whole text, and ties stay the same.
+    weights: dict[str, int] = {}
+    for chunk in pretokenize(text, pattern):
+        weights[chunk] = weights.get(chunk, 0) + 1
+    chunks = [(list(chunk.encode("utf-8")), n) for chunk, n in weights.items()]
     rounds: list[ByteRound] = []
     for new_id in range(256, vocab_size):
         counts: dict[tuple[int, int], int] = {}
-        for ids in chunks:
+        for ids, n in chunks:
             for pair in zip(ids, ids[1:]):
-                counts[pair] = counts.get(pair, 0) + 1
+                counts[pair] = counts.get(pair, 0) + n
         if not counts:
             break
         best = max(counts, key=counts.__getitem__)  # max keeps the first of equal counts: the pair seen first
-        ranked = sorted(counts.items(), key=lambda item: -item[1])  # stable: ties stay in first-seen order
+        ranked = sorted(counts.items(), key=lambda item: -item[1])[:top]  # stable: ties in first-seen order
         tied = tuple(p for p, c in counts.items() if c == counts[best] and p != best)
-        rounds.append(ByteRound(best, counts[best], new_id, tied, tuple(ranked[:top])))
-        chunks = [_merge_ids(ids, best, new_id) for ids in chunks]
+        rounds.append(ByteRound(best, counts[best], new_id, tied, tuple(ranked)))
+        chunks = [(_merge_ids(ids, best, new_id) if len(ids) > 1 else ids, n) for ids, n in chunks]
     return rounds
 
 
