@@ -60,7 +60,7 @@ def tokens_html(rows: Mapping[str, Sequence[bytes]]) -> str:
             )
         lines.append(
             f'<tr><td style="padding:4px 8px;text-align:right;vertical-align:top;white-space:nowrap">'
-            f"<b>{html.escape(name)}</b><br><small>{len(tokens)} tokens</small></td>"
+            f"<b>{html.escape(name)}</b><br><small>{len(tokens)} token{'' if len(tokens) == 1 else 's'}</small></td>"
             f'<td style="padding:4px 8px;line-height:2">{"".join(boxes)}</td></tr>'
         )
     lines.append("</table>")
