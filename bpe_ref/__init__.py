@@ -4,6 +4,17 @@ Every graded function lives here once (:mod:`bpe_ref.core`, on the primitives of
 autograder compares submissions with it.
 """
 
+from .bytelevel import (
+    GPT2_PATTERN,
+    GPT4_PATTERN,
+    GPT4_SPECIAL_TOKENS,
+    decode_bytes,
+    encode_bytes,
+    encode_ranks,
+    load_cl100k_base,
+    pretokenize,
+    train_bytes,
+)
 from .core import (
     END_OF_WORD,
     TIE_BREAKS,
@@ -28,6 +39,15 @@ from .core import (
 )
 
 __all__ = [
+    "GPT2_PATTERN",
+    "GPT4_PATTERN",
+    "GPT4_SPECIAL_TOKENS",
+    "decode_bytes",
+    "encode_bytes",
+    "encode_ranks",
+    "load_cl100k_base",
+    "pretokenize",
+    "train_bytes",
     "END_OF_WORD",
     "TIE_BREAKS",
     "TraceRound",

@@ -6,6 +6,7 @@ import importlib
 import pytest
 
 MODULES = ["bpe_ref.core", "bpe_ref.steps", "autograder.checks", "autograder.limits", "autograder.doctor"]
+MODULES += ["bpe_ref.bytelevel", "bpe_ref.bytecharts", "autograder.checks_bytes"]  # assignment 05
 
 
 @pytest.mark.parametrize("name", MODULES)

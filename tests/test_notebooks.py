@@ -56,6 +56,9 @@ def test_every_exercise_teaches_as_promised(assignment):
         assert re.search(r"contract|returns", text, re.I), f"{name}: no contract"
 
 
+HIDDEN_LINES = ("from autograder.checks import ", "from autograder.checks_bytes import ", "check_")
+
+
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
 def test_hidden_tests_are_thin_calls_into_autograder_checks(assignment):
     cells = _cells(ROOT / "solutions" / assignment / f"{assignment}.ipynb")
@@ -67,7 +70,7 @@ def test_hidden_tests_are_thin_calls_into_autograder_checks(assignment):
         lines = [line for line in hidden.group(1).splitlines() if line.strip()]
         assert 1 <= len(lines) <= 3
         for line in lines:
-            assert line.startswith(("from autograder.checks import ", "check_")), line
+            assert line.startswith(HIDDEN_LINES), line
 
 
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)

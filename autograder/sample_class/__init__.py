@@ -12,9 +12,9 @@ from pathlib import Path
 
 import nbformat
 
-from . import apply_bpe, pair_counts_and_merge, tie_breaks, training_loop
+from . import apply_bpe, byte_level, pair_counts_and_merge, tie_breaks, training_loop
 
-MODULES = [pair_counts_and_merge, training_loop, tie_breaks, apply_bpe]
+MODULES = [pair_counts_and_merge, training_loop, tie_breaks, apply_bpe, byte_level]
 
 
 def fill(release: nbformat.NotebookNode, answers: dict[str, str]) -> nbformat.NotebookNode:

@@ -4,6 +4,8 @@ Each value is what a careful reader of the notebook would give that submission b
 asserts that the autograder gives exactly this.
 """
 
+_FULL_05 = {"pretokenize": 2, "train_bytes": 6, "encode_bytes": 4, "decode_bytes": 2, "encode_ranks": 6}
+
 EXPECTED = {
     "01_pair_counts_and_merge": {
         "blank": {"get_pair_counts": 0, "merge": 0},
@@ -51,5 +53,18 @@ EXPECTED = {
         "half-done": {"apply_bpe": 4, "encode": 0, "disagreeing_merges": 0},
         "last-duplicate-wins": {"apply_bpe": 2, "encode": 4, "disagreeing_merges": 2},
         "merge-leftmost-only": {"apply_bpe": 2, "encode": 4, "disagreeing_merges": 2},
+    },
+    "05_byte_level_bpe": {  # every exercise at full marks but the one the student's mistake is in
+        "blank": dict.fromkeys(_FULL_05, 0),
+        "correct-loops": _FULL_05,
+        "correct-minbpe-style": _FULL_05,
+        "decode-each-token": {**_FULL_05, "decode_bytes": 1},
+        "decode-strict": {**_FULL_05, "decode_bytes": 1},
+        "encode-by-replay": {**_FULL_05, "encode_bytes": 2},
+        "half-done": {**_FULL_05, "encode_bytes": 0, "decode_bytes": 0, "encode_ranks": 0},
+        "ids-after-largest": {**_FULL_05, "train_bytes": 0},
+        "merge-across-chunks": {**_FULL_05, "train_bytes": 0, "encode_bytes": 2},
+        "specials-as-text": {**_FULL_05, "encode_ranks": 4},
+        "ties-by-value": {**_FULL_05, "train_bytes": 3},
     },
 }

@@ -52,12 +52,12 @@ from typing import Any
 
 import nbformat
 
-from autograder import checks, grading, harness, sample_class
+from autograder import checks, checks_bytes, grading, harness, sample_class
 
-from . import m01, m02, m03, m04
+from . import m01, m02, m03, m04, m05
 
 ROOT = Path(__file__).resolve().parents[2]
-MODULES = [m01, m02, m03, m04]
+MODULES = [m01, m02, m03, m04, m05]
 HIDDEN = "CheckFailed: "
 _MARKERS = re.compile(r"^\s*### (BEGIN|END) SOLUTION\s*\n", re.MULTILINE)
 
@@ -346,11 +346,11 @@ def _recording() -> Iterator[list[_Recorded]]:
         seen.append(_Recorded(name, fn, cases, expected_of, judge))
         return original(name, fn, cases, expected_of, judge, **kwargs)
 
-    checks.run_cases = spy
+    checks.run_cases = checks_bytes.run_cases = spy
     try:
         yield seen
     finally:
-        checks.run_cases = original
+        checks.run_cases = checks_bytes.run_cases = original
 
 
 def _unchanged(before: Any, after: Any) -> bool:

@@ -1,0 +1,215 @@
+"""Charts of assignment 05 (byte-level BPE): token boundaries, training round by round, bytes per token.
+
+* :func:`token_boundaries`: rows of tokens coloured one by one on the same text (bytes, a trained table, GPT-4);
+  a token that holds only part of a character shows its bytes in hex, with a dashed border;
+* :func:`byte_rounds`: a slider over the rounds of :func:`bpe_ref.bytelevel.train_bytes` (the top pairs as bars,
+  the merged pair and its tied rivals marked); given the learner's merges it says where they depart;
+* :func:`bytes_per_token`: bytes per token of a held-out text against the vocabulary size, with GPT-4's mark.
+
+Like :mod:`bpe_ref.widgets`, every builder returns a widget and draws on the Agg canvas; while nbgrader executes a
+notebook (``NBGRADER_EXECUTION`` is set) each returns a small placeholder at once, without training or drawing.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Mapping, Sequence
+
+import ipywidgets as widgets
+
+from . import bytelevel
+from .widgets import _DPI, CHOSEN, OTHER, TIED, Chart, _new_figure, _placeholder, _png, _style_axes, grading
+
+__all__ = ["byte_rounds", "bytes_per_token", "token_boundaries", "token_label", "tokens_html"]
+
+_FILLS = ("#cfe3f7", "#fde2c4", "#d6efd0", "#f3d3e6", "#e6e0f5", "#fff3b0")
+_INK = "#222222"
+
+
+def token_label(token: bytes) -> tuple[str, bool]:
+    """What a token looks like on screen, and whether it is a whole piece of text.
+
+    A token that decodes as UTF-8 shows as its text (a newline as ``↵``, a tab as ``→``); one that holds part of
+    a character shows its bytes in hex, such as ``<e6 97>``.
+
+    Example:
+        >>> token_label(" the".encode())
+        (' the', True)
+        >>> token_label("日".encode()[:2])
+        ('<e6 97>', False)
+    """
+    try:
+        text = token.decode("utf-8")
+    except UnicodeDecodeError:
+        return "<" + " ".join(f"{b:02x}" for b in token) + ">", False
+    return text.replace("\n", "↵").replace("\t", "→").replace("\r", "␍"), True
+
+
+def tokens_html(rows: Mapping[str, Sequence[bytes]]) -> str:
+    """An HTML table: one row per tokenizer, its tokens as coloured boxes and how many there are."""
+    lines = ['<table style="border-collapse:collapse;font-size:14px">']
+    for name, tokens in rows.items():
+        boxes = []
+        for index, token in enumerate(tokens):
+            label, whole = token_label(bytes(token))
+            border = "1px solid #888" if whole else "1px dashed #b00"
+            boxes.append(
+                f'<span title="{html.escape(repr(bytes(token)))}" style="background:{_FILLS[index % len(_FILLS)]};'
+                f"border:{border};border-radius:3px;padding:1px 0;margin:0 1px;white-space:pre;"
+                f'font-family:monospace">{html.escape(label)}</span>'
+            )
+        lines.append(
+            f'<tr><td style="padding:4px 8px;text-align:right;vertical-align:top;white-space:nowrap">'
+            f"<b>{html.escape(name)}</b><br><small>{len(tokens)} token{'' if len(tokens) == 1 else 's'}</small></td>"
+            f'<td style="padding:4px 8px;line-height:2">{"".join(boxes)}</td></tr>'
+        )
+    lines.append("</table>")
+    return "\n".join(lines)
+
+
+def token_boundaries(rows: Mapping[str, Sequence[bytes]]) -> widgets.Widget:
+    """The tokens of one text under several tokenizers, coloured one by one (see :func:`tokens_html`).
+
+    Args:
+        rows: tokenizer name -> its tokens as byte strings, in order (``vocab[id]`` for each id).
+
+    Example (a notebook cell)::
+
+        token_boundaries({"bytes": [bytes([b]) for b in text.encode()], "GPT-4": [...]})
+    """
+    if grading():
+        return _placeholder("token chart")
+    return widgets.HTML(value=tokens_html(rows))
+
+
+def _pair_label(pair: tuple[int, int], vocab: Mapping[int, bytes]) -> str:
+    return " + ".join(token_label(vocab[i])[0].replace(" ", "␣") for i in pair)
+
+
+def byte_rounds(
+    text: str,
+    vocab_size: int,
+    pattern: str,
+    merges: Mapping[tuple[int, int], int] | None = None,
+) -> widgets.Widget:
+    """A slider over the rounds of byte-level training on ``text``: the top pairs of each round as bars.
+
+    The merged pair is blue, rivals with the same count orange and hatched (the pair seen first wins). With
+    ``merges`` (the learner's :func:`train_bytes` result) the caption says, round by round, whether the learner
+    merged the same pair into the same id, and names the first round where they differ.
+    """
+    if grading():
+        return _placeholder("training chart")
+    rounds = bytelevel.train_rounds(text, vocab_size, pattern, top=8)
+    vocab = bytelevel.vocab_bytes({r.pair: r.new_id for r in rounds})
+    mine = list(merges.items()) if merges is not None else None
+    differs = None
+    if mine is not None:
+        theirs = [(r.pair, r.new_id) for r in rounds]
+        differs = next((i for i, (a, b) in enumerate(zip(mine, theirs)) if tuple(a) != b), None)
+        if differs is None and len(mine) != len(theirs):
+            differs = min(len(mine), len(theirs))
+
+    def draw(k: int):
+        figure = _new_figure(7.5, 3.6)
+        ax = figure.add_subplot(1, 1, 1)
+        if not rounds:
+            ax.text(0.5, 0.5, "no pair to merge", ha="center", va="center")
+            ax.set_axis_off()
+            return figure
+        step = rounds[k - 1]
+        pairs = [p for p, _ in step.top]
+        fills = [CHOSEN if p == step.pair else TIED if p in step.tied else OTHER for p in pairs]
+        bars = ax.barh(range(len(pairs)), [c for _, c in step.top], color=fills, edgecolor=_INK, linewidth=0.6)
+        for patch, pair in zip(bars.patches, pairs):
+            if pair in step.tied:
+                patch.set_hatch("///")
+        ax.set_yticks(range(len(pairs)), [_pair_label(p, vocab) for p in pairs], family="monospace")
+        ax.invert_yaxis()
+        ax.set_xlabel("times the pair occurs (inside chunks)")
+        new_label = token_label(vocab[step.new_id])[0].replace(" ", "␣")
+        ax.set_title(f"round {k}: {_pair_label(step.pair, vocab)}  ->  id {step.new_id} = '{new_label}'", fontsize=11)
+        _style_axes(ax)
+        figure.tight_layout()
+        return figure
+
+    def caption(k: int) -> str:
+        if not rounds:
+            return "Training made no merge."
+        step = rounds[k - 1]
+        parts = [
+            f"Round {k} of {len(rounds)}: the pair {html.escape(str(step.pair))} occurs {step.count} times and "
+            f"becomes id {step.new_id}."
+        ]
+        if step.tied:
+            parts.append(f" {len(step.tied)} other pair(s) have the same count; the one seen first wins.")
+        if mine is not None:
+            if differs is None:
+                parts.append(" <b>Your train_bytes made the same merges.</b>")
+            elif k - 1 < differs:
+                parts.append(f" Your merge agrees here; yours first differs in round {differs + 1}.")
+            elif k - 1 == differs:
+                got = html.escape(str(mine[k - 1])) if k - 1 < len(mine) else "nothing"
+                parts.append(f" <b style='color:#b00'>Yours differs from this round on: you made {got}.</b>")
+        return "".join(parts)
+
+    header = (
+        f"<b>Byte-level training, round by round</b> ({len(text.encode('utf-8')):,} bytes of text, "
+        f"vocabulary {vocab_size})"
+    )
+    start = differs + 1 if differs is not None and differs < len(rounds) else 1
+    return Chart(
+        "byte_rounds", header=header, label="round", count=len(rounds), value=start, draw=draw, caption=caption
+    )
+
+
+def _encoded_length(text: str, merges: Mapping[tuple[int, int], int], pattern: str) -> int:
+    cache: dict[str, int] = {}
+    total = 0
+    for chunk in bytelevel.pretokenize(text, pattern):
+        if chunk not in cache:
+            cache[chunk] = len(bytelevel.encode_bytes(chunk, merges, pattern))
+        total += cache[chunk]
+    return total
+
+
+def bytes_per_token(
+    train_text: str,
+    test_text: str,
+    vocab_sizes: Sequence[int],
+    pattern: str,
+    *,
+    gpt4: bool = True,
+) -> widgets.Widget:
+    """Bytes per token of ``test_text`` against the vocabulary size, for tables trained on ``train_text``.
+
+    One training run to the largest size gives every smaller table (its first merges). With ``gpt4`` the ratio
+    of GPT-4's ``cl100k_base`` (100,256 tokens plus specials) on the same text is drawn as a mark on the right.
+    """
+    if grading():
+        return _placeholder("bytes-per-token chart")
+    sizes = sorted(set(vocab_sizes))
+    merges = list(bytelevel.train_bytes(train_text, sizes[-1], pattern).items())
+    total = len(test_text.encode("utf-8"))
+    ratios = [total / max(1, _encoded_length(test_text, dict(merges[: size - 256]), pattern)) for size in sizes]
+    figure = _new_figure(7.0, 3.6)
+    ax = figure.add_subplot(1, 1, 1)
+    ax.plot(sizes, ratios, marker="o", color=CHOSEN, label="trained here on the training text")
+    for size, ratio in zip(sizes, ratios):
+        ax.annotate(f"{ratio:.2f}", (size, ratio), textcoords="offset points", xytext=(0, 7), ha="center", fontsize=8)
+    ax.set_xscale("log", base=2)
+    ax.set_xlabel("vocabulary size (256 bytes + merges)")
+    ax.set_ylabel("bytes per token (held-out text)")
+    if gpt4:
+        ranks = bytelevel.load_cl100k_base()
+        ids = bytelevel.encode_ranks(test_text, ranks, bytelevel.GPT4_PATTERN, {})
+        ax.axhline(total / len(ids), color=TIED, linestyle="--", label=f"GPT-4 (cl100k_base): {total / len(ids):.2f}")
+    ax.legend(loc="lower right", fontsize=9)
+    _style_axes(ax)
+    figure.tight_layout()
+    png = _png(figure, _DPI)
+    text = (
+        f"<small>{len(train_text.encode('utf-8')):,} bytes of training text, {total:,} bytes held out; "
+        f"bytes per token at {', '.join(f'{s}: {r:.2f}' for s, r in zip(sizes, ratios))}.</small>"
+    )
+    return widgets.VBox([widgets.Image(value=png, format="png"), widgets.HTML(value=text)])

