@@ -18,7 +18,7 @@ from collections.abc import Mapping, Sequence
 import ipywidgets as widgets
 
 from . import bytelevel
-from .widgets import _DPI, CHOSEN, OTHER, TIED, Chart, _new_figure, _placeholder, _png, _style_axes, grading
+from .widgets import CHOSEN, DPI, OTHER, TIED, Chart, figure_png, grading, new_figure, placeholder, style_axes
 
 __all__ = ["byte_rounds", "bytes_per_token", "token_boundaries", "token_label", "tokens_html"]
 
@@ -78,7 +78,7 @@ def token_boundaries(rows: Mapping[str, Sequence[bytes]]) -> widgets.Widget:
         token_boundaries({"bytes": [bytes([b]) for b in text.encode()], "GPT-4": [...]})
     """
     if grading():
-        return _placeholder("token chart")
+        return placeholder("token chart")
     return widgets.HTML(value=tokens_html(rows))
 
 
@@ -99,7 +99,7 @@ def byte_rounds(
     merged the same pair into the same id, and names the first round where they differ.
     """
     if grading():
-        return _placeholder("training chart")
+        return placeholder("training chart")
     rounds = bytelevel.train_rounds(text, vocab_size, pattern, top=8)
     vocab = bytelevel.vocab_bytes({r.pair: r.new_id for r in rounds})
     mine = list(merges.items()) if merges is not None else None
@@ -111,7 +111,7 @@ def byte_rounds(
             differs = min(len(mine), len(theirs))
 
     def draw(k: int):
-        figure = _new_figure(7.5, 3.6)
+        figure = new_figure(7.5, 3.6)
         ax = figure.add_subplot(1, 1, 1)
         if not rounds:
             ax.text(0.5, 0.5, "no pair to merge", ha="center", va="center")
@@ -129,7 +129,7 @@ def byte_rounds(
         ax.set_xlabel("times the pair occurs (inside chunks)")
         new_label = token_label(vocab[step.new_id])[0].replace(" ", "␣")
         ax.set_title(f"round {k}: {_pair_label(step.pair, vocab)}  ->  id {step.new_id} = '{new_label}'", fontsize=11)
-        _style_axes(ax)
+        style_axes(ax)
         figure.tight_layout()
         return figure
 
@@ -187,12 +187,12 @@ def bytes_per_token(
     of GPT-4's ``cl100k_base`` (100,256 tokens plus specials) on the same text is drawn as a mark on the right.
     """
     if grading():
-        return _placeholder("bytes-per-token chart")
+        return placeholder("bytes-per-token chart")
     sizes = sorted(set(vocab_sizes))
     merges = list(bytelevel.train_bytes(train_text, sizes[-1], pattern).items())
     total = len(test_text.encode("utf-8"))
     ratios = [total / max(1, _encoded_length(test_text, dict(merges[: size - 256]), pattern)) for size in sizes]
-    figure = _new_figure(7.0, 3.6)
+    figure = new_figure(7.0, 3.6)
     ax = figure.add_subplot(1, 1, 1)
     ax.plot(sizes, ratios, marker="o", color=CHOSEN, label="trained here on the training text")
     for size, ratio in zip(sizes, ratios):
@@ -205,11 +205,11 @@ def bytes_per_token(
         ids = bytelevel.encode_ranks(test_text, ranks, bytelevel.GPT4_PATTERN, {})
         ax.axhline(total / len(ids), color=TIED, linestyle="--", label=f"GPT-4 (cl100k_base): {total / len(ids):.2f}")
     ax.legend(loc="lower right", fontsize=9)
-    _style_axes(ax)
+    style_axes(ax)
     figure.tight_layout()
-    png = _png(figure, _DPI)
+    image = figure_png(figure, DPI)
     text = (
         f"<small>{len(train_text.encode('utf-8')):,} bytes of training text, {total:,} bytes held out; "
         f"bytes per token at {', '.join(f'{s}: {r:.2f}' for s, r in zip(sizes, ratios))}.</small>"
     )
-    return widgets.VBox([widgets.Image(value=png, format="png"), widgets.HTML(value=text)])
+    return widgets.VBox([widgets.Image(value=image, format="png"), widgets.HTML(value=text)])

@@ -25,7 +25,8 @@ from pathlib import Path
 
 import regex
 
-from ._validate import _short
+from .primitives import apply_by_rank, merge_pair
+from .validate import short
 
 GPT2_PATTERN = r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
 """GPT-2's split pattern (``encoder.py``; ``r50k_base`` in tiktoken)."""
@@ -60,7 +61,7 @@ Merges = dict[tuple[int, int], int]
 
 def _text(name: str, value: object) -> str:
     if not isinstance(value, str):
-        raise TypeError(f"{name} must be a str, got {type(value).__name__} {_short(value)}")
+        raise TypeError(f"{name} must be a str, got {type(value).__name__} {short(value)}")
     try:
         value.encode("utf-8")
     except UnicodeEncodeError as exc:
@@ -77,27 +78,27 @@ def _compiled(pattern: str) -> regex.Pattern:
 
 def _pattern(value: object) -> regex.Pattern:
     if not isinstance(value, str):
-        raise TypeError(f"pattern must be a str (a regular expression), got {type(value).__name__} {_short(value)}")
+        raise TypeError(f"pattern must be a str (a regular expression), got {type(value).__name__} {short(value)}")
     try:
         return _compiled(value)
     except regex.error as exc:
-        raise ValueError(f"pattern {_short(value)} is not a valid regular expression: {exc}") from None
+        raise ValueError(f"pattern {short(value)} is not a valid regular expression: {exc}") from None
 
 
 def _int(name: str, value: object) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
-        raise TypeError(f"{name} must be an int, got {type(value).__name__} {_short(value)}")
+        raise TypeError(f"{name} must be an int, got {type(value).__name__} {short(value)}")
     return value
 
 
 def _merges(value: object) -> Merges:
     """A dict ``{(a, b): new_id}``: new ids distinct and >= 256, each part a byte or an earlier new id."""
     if not isinstance(value, Mapping):
-        raise TypeError(f"merges must be a dict of (id, id) -> new id, got {type(value).__name__} {_short(value)}")
+        raise TypeError(f"merges must be a dict of (id, id) -> new id, got {type(value).__name__} {short(value)}")
     known = set(range(256))
     for pair, new_id in sorted(value.items(), key=lambda item: _int(f"merges[{item[0]!r}]", item[1])):
         if not isinstance(pair, tuple) or len(pair) != 2:
-            raise TypeError(f"a key of merges must be a pair of ids (a, b), got {_short(pair)}")
+            raise TypeError(f"a key of merges must be a pair of ids (a, b), got {short(pair)}")
         for part in pair:
             if _int(f"the pair {pair!r} of merges", part) not in known:
                 raise ValueError(
@@ -111,20 +112,20 @@ def _merges(value: object) -> Merges:
 
 def _ranks(value: object) -> Mapping[bytes, int]:
     if not isinstance(value, Mapping):
-        raise TypeError(f"mergeable_ranks must be a dict of bytes -> rank, got {type(value).__name__} {_short(value)}")
+        raise TypeError(f"mergeable_ranks must be a dict of bytes -> rank, got {type(value).__name__} {short(value)}")
     for token, rank in value.items():
         if not isinstance(token, bytes) or not token:
-            raise TypeError(f"a key of mergeable_ranks must be non-empty bytes, got {_short(token)}")
+            raise TypeError(f"a key of mergeable_ranks must be non-empty bytes, got {short(token)}")
         _int(f"mergeable_ranks[{token!r}]", rank)
     return value
 
 
 def _specials(value: object) -> Mapping[str, int]:
     if not isinstance(value, Mapping):
-        raise TypeError(f"special_tokens must be a dict of str -> id, got {type(value).__name__} {_short(value)}")
+        raise TypeError(f"special_tokens must be a dict of str -> id, got {type(value).__name__} {short(value)}")
     for token, token_id in value.items():
         if not isinstance(token, str) or not token:
-            raise TypeError(f"a key of special_tokens must be a non-empty str, got {_short(token)}")
+            raise TypeError(f"a key of special_tokens must be a non-empty str, got {short(token)}")
         _int(f"special_tokens[{token!r}]", token_id)
     return value
 
@@ -164,20 +165,6 @@ def pretokenize(text: str, pattern: str) -> list[str]:
 
 def _chunk_ids(text: str, pattern: str) -> list[list[int]]:
     return [list(chunk.encode("utf-8")) for chunk in pretokenize(text, pattern)]
-
-
-def _merge_ids(ids: list[int], pair: tuple[int, int], new_id: int) -> list[int]:
-    """Merge every occurrence of ``pair``, left to right (assignment 01's ``merge``)."""
-    out: list[int] = []
-    i, n = 0, len(ids)
-    while i < n:
-        if i + 1 < n and ids[i] == pair[0] and ids[i + 1] == pair[1]:
-            out.append(new_id)
-            i += 2
-        else:
-            out.append(ids[i])
-            i += 1
-    return out
 
 
 @dataclass(frozen=True)
@@ -225,7 +212,7 @@ def train_rounds(text: str, vocab_size: int, pattern: str, *, top: int = 10) -> 
         ranked = sorted(counts.items(), key=lambda item: -item[1])[:top]  # stable: ties in first-seen order
         tied = tuple(p for p, c in counts.items() if c == counts[best] and p != best)
         rounds.append(ByteRound(best, counts[best], new_id, tied, tuple(ranked)))
-        chunks = [(_merge_ids(ids, best, new_id) if len(ids) > 1 else ids, n) for ids, n in chunks]
+        chunks = [(merge_pair(ids, best, new_id) if len(ids) > 1 else ids, n) for ids, n in chunks]
     return rounds
 
 
@@ -267,13 +254,8 @@ def train_bytes(text: str, vocab_size: int, pattern: str) -> Merges:
 
 
 def _encode_chunk(ids: list[int], merges: Mapping[tuple[int, int], int]) -> list[int]:
-    while len(ids) >= 2:
-        present = [pair for pair in zip(ids, ids[1:]) if pair in merges]
-        if not present:
-            break
-        best = min(present, key=merges.__getitem__)
-        ids = _merge_ids(ids, best, merges[best])
-    return ids
+    # the lowest new id is the earliest merge: its rank; joining a pair gives its new id
+    return apply_by_rank(ids, merges, merges.__getitem__)
 
 
 def encode_bytes(text: str, merges: Mapping[tuple[int, int], int], pattern: str) -> list[int]:
@@ -342,7 +324,7 @@ def decode_bytes(ids: Sequence[int], merges: Mapping[tuple[int, int], int]) -> s
         '\ufffd'
     """
     if isinstance(ids, (str, bytes)) or not isinstance(ids, (list, tuple)):
-        raise TypeError(f"ids must be a list of ints, got {type(ids).__name__} {_short(ids)}")
+        raise TypeError(f"ids must be a list of ints, got {type(ids).__name__} {short(ids)}")
     vocab = vocab_bytes(merges)
     parts = []
     for index, token in enumerate(ids):

@@ -73,7 +73,7 @@ _MUTED = "#6B6B6B"
 _WARN = "#D55E00"  # vermillion: where a learner's run departs from the reference
 _TOKEN_FILL = "#F2F2F2"
 _TOKEN_EDGE = "#9A9A9A"
-_DPI = 110
+DPI = 110
 _MONO = "DejaVu Sans Mono"
 
 
@@ -82,7 +82,7 @@ def grading() -> bool:
     return bool(os.environ.get("NBGRADER_EXECUTION"))
 
 
-def _placeholder(what: str) -> widgets.HTML:
+def placeholder(what: str) -> widgets.HTML:
     return widgets.HTML(
         value=(
             f"<p><i>The {html.escape(what)} is skipped while nbgrader executes this notebook "
@@ -96,18 +96,18 @@ def _placeholder(what: str) -> widgets.HTML:
 # ---------------------------------------------------------------------------------------------------------------
 
 
-def _new_figure(width: float, height: float) -> Figure:
+def new_figure(width: float, height: float) -> Figure:
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
-    figure = Figure(figsize=(width, height), dpi=_DPI)
+    figure = Figure(figsize=(width, height), dpi=DPI)
     FigureCanvasAgg(figure)
     return figure
 
 
-def _png(figure: Figure, dpi: float | None = None) -> bytes:
+def figure_png(figure: Figure, dpi: float | None = None) -> bytes:
     buffer = io.BytesIO()
-    figure.savefig(buffer, format="png", dpi=dpi or _DPI, facecolor="white")
+    figure.savefig(buffer, format="png", dpi=dpi or DPI, facecolor="white")
     return buffer.getvalue()
 
 
@@ -192,7 +192,7 @@ def _html_pair(pair: Pair) -> str:
     return "<code>" + html.escape(f"{pair[0]} + {pair[1]} → {pair[0] + pair[1]}") + "</code>"
 
 
-def _style_axes(ax: Axes) -> None:
+def style_axes(ax: Axes) -> None:
     for side in ("top", "right"):
         ax.spines[side].set_visible(False)
 
@@ -234,7 +234,7 @@ def _draw_bars(ax: Axes, top: steps.TopPairs, *, xmax: float | None = None, font
         )
         text.set_gid(f"count:{bar.role}")
     ax.xaxis.get_major_locator().set_params(integer=True)
-    _style_axes(ax)
+    style_axes(ax)
     handles = [Patch(facecolor=CHOSEN, edgecolor=_INK, label="merged this round")]
     if any(b.role == "tied" for b in bars):
         handles.append(Patch(facecolor=TIED, edgecolor=_INK, hatch="///", label="tied rival (same count)"))
@@ -320,10 +320,10 @@ class Chart(widgets.VBox):
     def png(self, dpi: float | None = None) -> bytes:
         """The PNG of the current position (cached at the default resolution)."""
         if dpi is not None:
-            return _png(self._draw(self.slider.value), dpi)
+            return figure_png(self._draw(self.slider.value), dpi)
         value = self.slider.value
         if value not in self._cache:
-            self._cache[value] = _png(self._draw(value))
+            self._cache[value] = figure_png(self._draw(value))
         return self._cache[value]
 
     def _on_change(self, change: dict[str, Any]) -> None:
@@ -422,7 +422,7 @@ class _Explorer:
         )
 
     def draw(self, number: int) -> Figure:
-        figure = _new_figure(11.5, 6.4)
+        figure = new_figure(11.5, 6.4)
         if not self.trace:
             figure.text(0.5, 0.5, "No merge to show: no adjacent pair in the corpus.", ha="center", fontsize=14)
             return figure
@@ -593,7 +593,7 @@ class _Explorer:
         margin = max((high - low) * 0.15, 1)
         ax.set_ylim(low - margin, high + margin)
         ax.grid(alpha=0.3)
-        _style_axes(ax)
+        style_axes(ax)
 
 
 class PairExplorer(Chart):
@@ -654,7 +654,7 @@ def pair_explorer(
         TypeError / ValueError: a bad ``word_freqs``, ``num_merges``, ``tie_break`` or ``top_k``.
     """
     if grading():
-        return _placeholder("pair-frequency explorer")
+        return placeholder("pair-frequency explorer")
     return PairExplorer(
         _Explorer(
             word_freqs,
@@ -718,7 +718,7 @@ class _TieBreaks:
     def draw(self, number: int) -> Figure:
         cmp = self.comparison
         width = 12.5
-        figure = _new_figure(width, 8.4)
+        figure = new_figure(width, 8.4)
         if not cmp.rows:
             figure.text(0.5, 0.5, "No merge to show: no adjacent pair in the corpus.", ha="center", fontsize=14)
             return figure
@@ -926,7 +926,7 @@ def tie_break_comparison(
         TypeError / ValueError: a bad ``word_freqs``, ``num_merges`` or ``top_k``.
     """
     if grading():
-        return _placeholder("tie-break comparison")
+        return placeholder("tie-break comparison")
     return TieBreakChart(_TieBreaks(word_freqs, num_merges, top_k=top_k, marker=marker))
 
 
@@ -973,7 +973,7 @@ class _Stepper:
     def draw(self, number: int) -> Figure:
         cmp = self.comparison
         rows = self.count
-        figure = _new_figure(12.5, 2.9 + 0.62 * rows)
+        figure = new_figure(12.5, 2.9 + 0.62 * rows)
         inch = 1 / figure.get_figheight()
         figure.suptitle(
             _escape(f"Applying a merge table to '{cmp.word}'"),
@@ -1156,7 +1156,7 @@ def apply_stepper(word: str, merges: Sequence[Pair], *, marker: bool = True) -> 
         TypeError / ValueError: a bad ``word`` or ``merges``.
     """
     if grading():
-        return _placeholder("apply_bpe stepper")
+        return placeholder("apply_bpe stepper")
     return ApplyStepper(_Stepper(word, merges, marker=marker))
 
 
@@ -1239,5 +1239,5 @@ def render_png(
             raise TypeError(f"render_png of a widget takes no builder arguments, got {sorted(kwargs)}")
         return save_png(widget_or_kind, path, dpi=dpi)
     path = Path(path)
-    path.write_bytes(_png(_figure_of(widget_or_kind, kwargs), dpi))
+    path.write_bytes(figure_png(_figure_of(widget_or_kind, kwargs), dpi))
     return path

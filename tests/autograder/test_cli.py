@@ -3,8 +3,6 @@
 import csv
 import json
 import shutil
-import subprocess
-import sys
 
 import nbformat
 import pytest
@@ -33,17 +31,9 @@ def _per_exercise(out_dir):
 
 
 @pytest.fixture(scope="module")
-def demo(tmp_path_factory, course_root):
-    out = tmp_path_factory.mktemp("demo")
-    result = subprocess.run(
-        [sys.executable, "-m", "autograder", "demo", "--out", str(out), "--jobs", "2"],
-        cwd=course_root,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    assert result.returncode == 0, result.stderr[-3000:]
-    return out, result.stdout
+def demo(graded_sample_class):
+    """`python -m autograder demo` on the sample class: ``(out folder, what it printed)`` (graded once, shared)."""
+    return graded_sample_class
 
 
 @pytest.mark.parametrize("assignment", sorted(EXPECTED))

@@ -343,7 +343,7 @@ def test_builders_are_placeholders_while_nbgrader_executes(monkeypatch, no_displ
 
     monkeypatch.setattr(core, "train_trace", no_training)
     monkeypatch.setattr(steps, "check_learner", no_training)
-    monkeypatch.setattr(widgets, "_new_figure", no_training)
+    monkeypatch.setattr(widgets, "new_figure", no_training)
 
     def stub(*args):
         raise NotImplementedError
