@@ -99,8 +99,10 @@ def student_exception(info: Mapping[str, Any]) -> Exception:
     subclass of the same name.
 
     Example:
-        >>> student_exception({"type": "KeyError", "message": "'x'"})
-        KeyError("'x'")
+        >>> str(student_exception({"type": "KeyError", "message": "300"}))  # as str(KeyError(300)) in the worker
+        '300'
+        >>> isinstance(student_exception({"type": "KeyError", "message": "'x'"}), KeyError)
+        True
         >>> type(student_exception({"type": "SystemExit", "message": "0"})).__name__
         'SystemExit'
     """
@@ -112,6 +114,8 @@ def student_exception(info: Mapping[str, Any]) -> Exception:
             exc = cls(message)
         except TypeError:  # e.g. UnicodeDecodeError needs five arguments
             pass
+        if exc is not None and str(exc) != message:  # KeyError quotes its argument: keep the worker's text as is
+            exc = type(name, (cls,), {"__str__": lambda self, text=message: text})(message)
     if exc is None:
         exc = _named(StudentError, name)(message)
     where = info.get("where")
