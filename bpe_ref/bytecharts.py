@@ -14,13 +14,47 @@ from __future__ import annotations
 
 import html
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 
 import ipywidgets as widgets
 
 from . import bytelevel
 from .widgets import CHOSEN, DPI, OTHER, TIED, Chart, figure_png, grading, new_figure, placeholder, style_axes
 
-__all__ = ["byte_rounds", "bytes_per_token", "token_boundaries", "token_label", "tokens_html"]
+__all__ = ["byte_rounds", "bytes_per_token", "genesis_text", "token_boundaries", "token_label", "tokens_html"]
+
+GENESIS = "kjv_genesis.txt"
+"""The course's training text for the charts: the Book of Genesis, King James Version (public domain), in data/."""
+
+
+def genesis_text(data_dir: Path | None = None) -> str:
+    """The text of Genesis the charts train on, from the course's ``data/`` folder wherever the notebook runs.
+
+    Args:
+        data_dir: where to look first; default: the ``data/`` folder of the course the ``bpe_ref`` package was
+            installed from, then ``data/`` in the working folder and its parents.
+
+    Returns:
+        The whole text (about 200 kB); ``""`` while nbgrader executes the notebook (the charts draw nothing then).
+
+    Raises:
+        FileNotFoundError: naming every place looked in.
+
+    Example:
+        >>> genesis_text()[:24]  # doctest: +SKIP
+        'In the beginning God cre'
+    """
+    if grading():
+        return ""
+    here = Path.cwd().resolve()
+    places = [data_dir] if data_dir is not None else []
+    places += [Path(__file__).resolve().parents[1] / "data", *(folder / "data" for folder in (here, *here.parents))]
+    for folder in places:
+        if (folder / GENESIS).is_file():
+            return (folder / GENESIS).read_text(encoding="utf-8")
+    looked = ", ".join(str(folder) for folder in places[:4])
+    raise FileNotFoundError(f"{GENESIS} is not in the course's data/ folder (looked in {looked}, ...)")
+
 
 _FILLS = ("#cfe3f7", "#fde2c4", "#d6efd0", "#f3d3e6", "#e6e0f5", "#fff3b0")
 _INK = "#222222"
@@ -188,6 +222,10 @@ def bytes_per_token(
     """
     if grading():
         return placeholder("bytes-per-token chart")
+    if not test_text or not train_text:
+        raise ValueError(
+            f"bytes_per_token needs training and held-out text; got {len(train_text)} and {len(test_text)} characters"
+        )
     sizes = sorted(set(vocab_sizes))
     merges = list(bytelevel.train_bytes(train_text, sizes[-1], pattern).items())
     total = len(test_text.encode("utf-8"))

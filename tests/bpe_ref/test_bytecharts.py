@@ -47,3 +47,22 @@ def test_bytes_per_token_grow_with_the_vocabulary():
 def test_nothing_is_trained_or_drawn_while_nbgrader_executes(monkeypatch, build):
     monkeypatch.setenv("NBGRADER_EXECUTION", "autograde")
     assert "skipped while nbgrader executes" in build().value
+
+
+def test_genesis_is_found_from_any_working_folder_and_a_missing_file_is_named(tmp_path, monkeypatch):
+    from bpe_ref.bytecharts import genesis_text
+
+    monkeypatch.delenv("NBGRADER_EXECUTION", raising=False)
+    monkeypatch.chdir(tmp_path)  # a learner who opened the notebook somewhere else
+    assert genesis_text().startswith("In the beginning God created the heaven")
+    monkeypatch.setattr("bpe_ref.bytecharts.GENESIS", "no-such-corpus.txt")
+    with pytest.raises(FileNotFoundError, match="no-such-corpus.txt"):
+        genesis_text(tmp_path)
+
+
+def test_bytes_per_token_refuses_empty_held_out_text(monkeypatch):
+    from bpe_ref.bytecharts import bytes_per_token
+
+    monkeypatch.delenv("NBGRADER_EXECUTION", raising=False)
+    with pytest.raises(ValueError, match="held-out text"):
+        bytes_per_token("some training text", "", [256, 260], r"\S+")
