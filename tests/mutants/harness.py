@@ -52,7 +52,7 @@ from typing import Any
 
 import nbformat
 
-from autograder import checks, grading, harness, sample_class
+from autograder import cases, checks, grading, harness, sample_class
 
 from . import m01, m02, m03, m04
 
@@ -656,3 +656,86 @@ def run(out: Path, jobs: int = 2, only: Iterable[str] | None = None, nbgrader: b
     rows, broken = verdicts(subs, graded, reference=local if nbgrader else None, hidden=hidden)
     graded_count = len(subs) if nbgrader else 0
     return Report(rows, broken + problems, seconds, graded_count, len(regraded))
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# the same under several seeds, and with the fixed cases alone
+# ---------------------------------------------------------------------------------------------------------------
+
+FIXED = "fixed"
+"""The setting in which every generator returns nothing: the checks' fixed cases alone."""
+
+
+@contextlib.contextmanager
+def setting(name: str | int) -> Iterator[None]:
+    """Run the checks under a seed (an int: generated inputs as ``BPE_COURSE_SEED=<seed>`` makes them) or with the
+    fixed cases alone (:data:`FIXED`)."""
+    saved = cases.SEED, cases.FIXED_ONLY
+    if name == FIXED:
+        cases.FIXED_ONLY = True
+    else:
+        cases.SEED = int(name)
+    try:
+        yield
+    finally:
+        cases.SEED, cases.FIXED_ONLY = saved
+
+
+@dataclass
+class Matrix:
+    """Mutants and correct alternatives x settings: points lost on their own function, and the broken rules."""
+
+    settings: list[str]
+    rows: dict[Variant, dict[str, float]]
+    problems: dict[str, list[str]]
+
+    def text(self) -> str:
+        head = ["function", "kind", "variant", *self.settings]
+        body = []
+        for variant, lost in self.rows.items():
+            marks = []
+            for name in self.settings:
+                value = lost.get(name)
+                if variant.kind == "mutant":
+                    marks.append("killed" if value else "SURVIVED")
+                else:
+                    marks.append("ok" if not value else "FALSE-FAIL")
+            body.append([variant.function, variant.kind, variant.name, *marks])
+        widths = [max(len(str(r[i])) for r in [head, *body]) for i in range(len(head))]
+        lines = ["  ".join(str(x).ljust(w) for x, w in zip(r, widths)).rstrip() for r in [head, *body]]
+        lines.insert(1, "  ".join("-" * w for w in widths))
+        for name in self.settings:
+            mutants = [v for v in self.rows if v.kind == "mutant"]
+            correct = [v for v in self.rows if v.kind == "correct"]
+            killed = sum(1 for v in mutants if self.rows[v].get(name))
+            false = sum(1 for v in correct if self.rows[v].get(name))
+            lines.append(
+                f"{name:>8}: kill rate {killed}/{len(mutants)} = {100 * killed / max(1, len(mutants)):.0f} %, "
+                f"false-fail rate {false}/{len(correct)} = {100 * false / max(1, len(correct)):.0f} %, "
+                f"{len(self.problems[name])} rules broken"
+            )
+        for name in self.settings:
+            lines += [f"[{name}] {p}" for p in self.problems[name]]
+        return "\n".join(lines)
+
+    @property
+    def ok(self) -> bool:
+        return not any(self.problems.values())
+
+
+def run_matrix(settings: Iterable[str | int], only: Iterable[str] | None = None) -> Matrix:
+    """Judge every submission in process under each setting (a seed, or :data:`FIXED`) and hold the rules."""
+    names = [str(s) for s in settings]
+    subs = submissions(only)
+    rows: dict[Variant, dict[str, float]] = {v: {} for s in subs for v in s.variants}
+    problems: dict[str, list[str]] = {}
+    for name in names:
+        with setting(name):
+            graded = {s.student: run_in_process(s) for s in subs}
+            hidden = {s.student: hidden_failures(s) for s in subs if s.mutant}
+            table_rows, broken = verdicts(subs, graded, hidden=hidden)
+        problems[name] = broken
+        for row in table_rows:
+            rows[row.variant][name] = row.lost
+    order = {v: i for i, v in enumerate(variants())}
+    return Matrix(names, dict(sorted(rows.items(), key=lambda kv: order.get(kv[0], len(order)))), problems)

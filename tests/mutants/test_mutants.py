@@ -89,3 +89,29 @@ def test_through_nbgrader_every_mutant_is_killed_and_no_correct_answer_loses_a_p
     assert [r.variant.name for r in correct if r.lost > 0] == []  # false-fail rate 0 %
     assert report.regraded >= len(ASSIGNMENTS)
     assert report.problems == [], report.text()
+
+
+def test_the_fixed_cases_alone_kill_every_mutant_and_fail_no_correct_answer():
+    """Every rule the notebooks state is a fixed case: with every generated input dropped, nothing changes."""
+    matrix = harness.run_matrix([harness.FIXED])
+    assert matrix.ok, matrix.text()
+    assert all(lost[harness.FIXED] > 0 for v, lost in matrix.rows.items() if v.kind == "mutant")
+
+
+def test_a_setting_changes_the_generated_inputs_and_restores_them():
+    from autograder import cases
+
+    before = [repr(c.args) for c in cases.merge_cases("overlaps")]
+    with harness.setting(7):
+        seven = [repr(c.args) for c in cases.merge_cases("overlaps")]
+    with harness.setting(harness.FIXED):
+        fixed = [repr(c.args) for c in cases.merge_cases("overlaps")]
+    assert seven != before and set(fixed) < set(before) and set(fixed) < set(seven)
+    assert [repr(c.args) for c in cases.merge_cases("overlaps")] == before
+
+
+@pytest.mark.slow
+def test_under_five_seeds_every_mutant_is_killed_and_no_correct_answer_loses_a_point():
+    matrix = harness.run_matrix([harness.FIXED, 1, 2, 3, 4, 5])
+    print(matrix.text())
+    assert matrix.ok, matrix.text()
