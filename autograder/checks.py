@@ -46,6 +46,7 @@ __all__ = [
     "check_train_bpe",
 ]
 
+
 def _check(
     name: str,
     fn: Callable[..., Any],
@@ -164,7 +165,9 @@ def check_count_pairs(fn: Callable[..., Any], part: str = "basic", time_limit: f
 MERGE_VOCAB_FIXED = {
     "basic": [
         Case((("u", "g"), _v("h u g </w>", "b u n </w>", count=9)), "words without the pair are copied as they are"),
-        Case((("a", "b"), _v("a b </w>")),),
+        Case(
+            (("a", "b"), _v("a b </w>")),
+        ),
         Case((("a", "b"), _v("c d </w>")), "no word holds the pair: a new dict all the same"),
         Case((("a", "b"), _v("a b </w>", "c </w>")), "words without the pair are copied as they are"),
     ],

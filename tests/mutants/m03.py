@@ -404,6 +404,8 @@ def _best(largest: str = "p", smallest: str = "p", first: str = "max(pair_counts
     return _BEST.replace("LARGEST", largest).replace("SMALLEST", smallest).replace("FIRST", first)
 
 
+_MARKER_LAST = 'tuple("~" if s == "</w>" else s for s in p)'
+
 MUTANTS["best_pair"].update(
     {
         # "pair_counts ... Do not change it": removes the pair it returns.
@@ -423,9 +425,7 @@ def best_pair(pair_counts, tie_break):
         # "Code-point order ... capitals before small letters": compares case-insensitively.
         "ignores-case": _best(largest="(p[0].lower(), p[1].lower()), p", smallest="(p[0].lower(), p[1].lower()), p"),
         # '"</w>" sorts before letters': treats the marker as sorting after every letter.
-        "marker-sorts-last": _best(
-            largest='tuple("~" if s == "</w>" else s for s in p)', smallest='tuple("~" if s == "</w>" else s for s in p)'
-        ),
+        "marker-sorts-last": _best(largest=_MARKER_LAST, smallest=_MARKER_LAST),
         # "a pair with the highest count": the count is not looked at for "largest" and "smallest".
         "pair-before-count": """
 def best_pair(pair_counts, tie_break):
@@ -443,8 +443,9 @@ MUTANTS["learn_bpe"].update(
         # "No end-of-word marker": starts from the characters and "</w>".
         "with-marker": _learn(symbols='tuple(key) + ("</w>",)'),
         # "Every adjacent pair of every word counts, overlaps included": skips past a pair of equal symbols.
-        "no-overlap-counts": _learn(scan="((s, c) for s, c in corpus.items())").replace(
-            "            for pair in zip(symbols, symbols[1:]):\n                counts[pair] = counts.get(pair, 0) + count",
+        "no-overlap-counts": _learn().replace(
+            "            for pair in zip(symbols, symbols[1:]):\n"
+            "                counts[pair] = counts.get(pair, 0) + count",
             "            i = 0\n            while i < len(symbols) - 1:\n"
             "                pair = (symbols[i], symbols[i + 1])\n"
             "                counts[pair] = counts.get(pair, 0) + count\n"
