@@ -108,8 +108,8 @@ def pair_count_cases(part: str) -> list[Case]:
     if part == "basic":
         fixed = [
             Case(([1, 2, 3, 1, 2],), "the text's example"),
-            Case(([3, 1, 3, 2],), "keys in order of first occurrence"),
-            Case(([2, 1],), "keys in order of first occurrence"),
+            Case(([3, 1, 3, 2],)),
+            Case(([2, 1],)),
             Case(([1, 2],)),
             Case(([7, 8, 7, 8],)),
             Case(([3, 1, 3, 2, 3],)),
@@ -118,12 +118,12 @@ def pair_count_cases(part: str) -> list[Case]:
         pool = [ids for ids in _id_lists(rng, 300, 9, 4) if len(ids) >= 2 and not _has_run(ids, 2)]
     elif part == "overlaps":
         fixed = [
-            Case(([],), "a list of length 0 has no pairs"),
-            Case(([5],), "a list of length 1 has no pairs"),
-            Case(([5, 5, 5],), "overlaps count: (5, 5) at 0-1 and at 1-2"),
+            Case(([],)),
+            Case(([5],)),
+            Case(([5, 5, 5],)),
             Case(([5, 5],)),
-            Case(([5, 5, 5, 5],), "overlaps count"),
-            Case(([2, 1, 1, 1, 2],), "overlaps count"),
+            Case(([5, 5, 5, 5],)),
+            Case(([2, 1, 1, 1, 2],)),
             Case(([3, 2, 1, 2, 3],)),
             Case(([9, 8, 9, 8, 9],)),
         ]
@@ -145,15 +145,15 @@ def merge_cases(part: str) -> list[Case]:
         fixed = [
             Case(([1, 2, 3, 1, 2], (1, 2), 99), "the text's example"),
             Case(([1, 2], (1, 2), 3)),
-            Case(([2, 1], (1, 2), 3), "no match: a new list all the same"),
+            Case(([2, 1], (1, 2), 3)),
             Case(([1, 2, 1, 2], (1, 2), 300)),
             Case(([4, 5, 6], (5, 6), 10)),
-            Case(([4, 5, 6], (6, 5), 10), "no match: a new list all the same"),
+            Case(([4, 5, 6], (6, 5), 10)),
             Case(([12, 1, 2, 21], (1, 2), 12)),
             # multi-digit ids whose digits straddle a pair: a str.replace on " ".join(ids) merges "21 2" into "29"
-            Case(([21, 2], (1, 2), 9), "compare whole ids"),
-            Case(([1, 23], (1, 2), 9), "compare whole ids"),
-            Case(([12, 1, 2, 21], (2, 1), 5), "compare whole ids"),
+            Case(([21, 2], (1, 2), 9)),
+            Case(([1, 23], (1, 2), 9)),
+            Case(([12, 1, 2, 21], (2, 1), 5)),
         ]
         for ids in _id_lists(rng, 300, 9, 4):
             if len(ids) < 2:
@@ -163,14 +163,14 @@ def merge_cases(part: str) -> list[Case]:
                 more.append((ids, (a, b), 100 + rng.randint(0, 50)))
     elif part == "overlaps":
         fixed = [
-            Case(([], (1, 2), 9), "length 0: a new empty list"),
-            Case(([1], (1, 2), 9), "length 1: a copy"),
-            Case(([5], (5, 5), 7), "length 1: a copy"),
+            Case(([], (1, 2), 9)),
+            Case(([1], (1, 2), 9)),
+            Case(([5], (5, 5), 7)),
             Case(([5, 5], (5, 5), 7)),
-            Case(([5, 5, 5], (5, 5), 7), "left to right, skip both positions of a match"),
-            Case(([5, 5, 5, 5], (5, 5), 7), "left to right, skip both positions of a match"),
-            Case(([5, 5, 5, 5, 5], (5, 5), 7), "left to right, skip both positions of a match"),
-            Case(([1, 5, 5, 5, 2], (5, 5), 7), "left to right, skip both positions of a match"),
+            Case(([5, 5, 5], (5, 5), 7)),
+            Case(([5, 5, 5, 5], (5, 5), 7)),
+            Case(([5, 5, 5, 5, 5], (5, 5), 7)),
+            Case(([1, 5, 5, 5, 2], (5, 5), 7)),
             Case(([1, 2, 1, 2, 1], (2, 1), 9)),
             Case(([1, 2], (1, 2), 1)),
             Case(([1, 1, 2], (1, 2), 1)),

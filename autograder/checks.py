@@ -131,18 +131,18 @@ def _v(*words: str, count: int = 1) -> dict[tuple[str, ...], int]:
 
 COUNT_PAIRS_FIXED = {
     "basic": [
-        Case(({("l", "o", "w", "</w>"): 1, ("n", "e", "w", "</w>"): 1},), "a pair that several words share adds up"),
+        Case(({("l", "o", "w", "</w>"): 1, ("n", "e", "w", "</w>"): 1},)),
         Case((_v("a b </w>"),)),
-        Case((_v("a b </w>", "c d </w>"),), "never across words"),
-        Case((_v("a </w>", "b </w>"),), "never across words"),
+        Case((_v("a b </w>", "c d </w>"),)),
+        Case((_v("a </w>", "b </w>"),)),
     ],
     "weighted": [
-        Case(({("a", "a", "</w>"): 5, ("a", "b", "</w>"): 1},), "weighted by the word's count"),
-        Case(({("a", "b", "</w>"): 3},), "weighted by the word's count"),
-        Case(({("a", "a", "a", "</w>"): 2},), "overlaps count: (a, a) at 0-1 and at 1-2"),
-        Case(({("a", "a", "a", "</w>"): 1},), "overlaps count: (a, a) at 0-1 and at 1-2"),
-        Case(({("l", "o", "w", "</w>"): 5, ("l", "o", "w", "e", "r", "</w>"): 2},), "shared pairs add up"),
-        Case(({("b", "</w>"): 2, ("a", "b", "</w>"): 3},), "shared pairs add up"),
+        Case(({("a", "a", "</w>"): 5, ("a", "b", "</w>"): 1},)),
+        Case(({("a", "b", "</w>"): 3},)),
+        Case(({("a", "a", "a", "</w>"): 2},)),
+        Case(({("a", "a", "a", "</w>"): 1},)),
+        Case(({("l", "o", "w", "</w>"): 5, ("l", "o", "w", "e", "r", "</w>"): 2},)),
+        Case(({("b", "</w>"): 2, ("a", "b", "</w>"): 3},)),
     ],
 }
 
@@ -164,22 +164,22 @@ def check_count_pairs(fn: Callable[..., Any], part: str = "basic", time_limit: f
 
 MERGE_VOCAB_FIXED = {
     "basic": [
-        Case((("u", "g"), _v("h u g </w>", "b u n </w>", count=9)), "words without the pair are copied as they are"),
+        Case((("u", "g"), _v("h u g </w>", "b u n </w>", count=9))),
         Case(
             (("a", "b"), _v("a b </w>")),
         ),
-        Case((("a", "b"), _v("c d </w>")), "no word holds the pair: a new dict all the same"),
-        Case((("a", "b"), _v("a b </w>", "c </w>")), "words without the pair are copied as they are"),
+        Case((("a", "b"), _v("c d </w>"))),
+        Case((("a", "b"), _v("a b </w>", "c </w>"))),
     ],
     "edge": [
-        Case((("a", "a"), {("a", "a", "a", "</w>"): 2, ("b", "</w>"): 1}), "left to right, skip both symbols"),
-        Case((("a", "a"), _v("a a a </w>")), "left to right, skip both symbols of a match"),
-        Case((("a", "b"), {("a", "b", "</w>"): 2, ("ab", "</w>"): 3}), "words that become equal add their counts"),
+        Case((("a", "a"), {("a", "a", "a", "</w>"): 2, ("b", "</w>"): 1})),
+        Case((("a", "a"), _v("a a a </w>"))),
+        Case((("a", "b"), {("a", "b", "</w>"): 2, ("ab", "</w>"): 3})),
         Case((("a", "b"), {("ab", "</w>"): 3, ("a", "b", "</w>"): 2, ("c", "</w>"): 1})),
-        Case((("c", "</w>"), {("a", "c", "</w>"): 4, ("b", "c", "</w>"): 1}), "the marker merges like any symbol"),
-        Case((("b", "</w>"), _v("a b </w>")), "the marker merges like any symbol"),
-        Case((("a", "b"), {("ca", "b", "</w>"): 3, ("a", "b", "</w>"): 1}), "compare whole symbols"),
-        Case((("a", "b"), _v("ca b </w>")), "compare whole symbols, not letters"),
+        Case((("c", "</w>"), {("a", "c", "</w>"): 4, ("b", "c", "</w>"): 1})),
+        Case((("b", "</w>"), _v("a b </w>"))),
+        Case((("a", "b"), {("ca", "b", "</w>"): 3, ("a", "b", "</w>"): 1})),
+        Case((("a", "b"), _v("ca b </w>"))),
         Case((("b", "</w>"), {("ab", "</w>"): 2, ("b", "</w>"): 1})),
         Case((("a", "a"), {("aa", "a", "a", "</w>"): 1})),
     ],
@@ -224,10 +224,10 @@ def _trainer_cases(part: str, seed: int, fixed: list[Case]) -> list[Case]:
     if part == "basic":
         return fixed + gen.corpus_cases(seed, 120, alphabet="abcde", max_merges=6)
     return gen.corpus_cases(seed + 1, 150, alphabet="ab", max_merges=10) + [
-        Case(({"aaaa": 3}, 5), "stop early when no pair is left"),
-        Case(({"ab": 1, "ba": 1}, 0), "num_merges == 0 gives []"),
-        Case(({"a": 4}, 3), "stop early when no pair is left"),
-        Case(({"ab": 2, "cd": 2}, 9), "stop early when no pair is left"),
+        Case(({"aaaa": 3}, 5)),
+        Case(({"ab": 1, "ba": 1}, 0)),
+        Case(({"a": 4}, 3)),
+        Case(({"ab": 2, "cd": 2}, 9)),
     ]
 
 
@@ -249,14 +249,14 @@ TRAIN_BPE_FIXED = {
     "basic": [
         Case(({"hug": 9, "pug": 8, "hugs": 7, "bun": 6}, 4), "the text's worked example"),
         Case(({"hug": 9, "pug": 8, "hugs": 7, "bun": 6}, 2), "the text's worked example"),
-        Case(({"b": 1, "ab": 3}, 2), "the merges in the order learned"),
+        Case(({"b": 1, "ab": 3}, 2)),
     ],
     "edge": [
-        Case(({"aa": 5, "ab": 1}, 1), 'ties: the larger pair wins ("a" > "</w>")'),
-        Case(({"aa": 5, "ab": 1}, 10), "stop early when no pair is left"),
-        Case(({"ab": 1, "ba": 1}, 1), "ties: the largest pair, not the one seen first"),
-        Case(({"ab": 1}, 2), "ties: the largest tuple; longer is not larger"),
-        Case(({"baa": 1, "bba": 1}, 2), "ties: compare tuples, not joined strings"),
+        Case(({"aa": 5, "ab": 1}, 1)),
+        Case(({"aa": 5, "ab": 1}, 10)),
+        Case(({"ab": 1, "ba": 1}, 1)),
+        Case(({"ab": 1}, 2)),
+        Case(({"baa": 1, "bba": 1}, 2)),
         Case(({"low": 5, "lower": 2, "newest": 6, "widest": 3}, 10)),
         Case(({"newest": 6, "widest": 3, "estate": 4, "tester": 3}, 4)),
     ],
@@ -303,22 +303,22 @@ def _pair_count_dicts(seed: int) -> list[Case]:
 
 BEST_PAIR_FIXED = [
     # the text's example, and the count before the pair
-    (({("s", "t"): 9, ("e", "s"): 9, ("l", "o"): 7},), "the highest count, then the tie-break"),
-    (({("e", "s"): 1, ("l", "o"): 7},), "the highest count first"),
-    (({("a", "b"): 1, ("b", "a"): 2},), "the highest count first"),
-    (({("l", "o"): 7, ("s", "t"): 9, ("e", "s"): 9},), "the first key among the highest counts"),
-    (({("a", "b"): 1, ("c", "d"): 2, ("b", "a"): 2},), "the first key among the highest counts"),
+    {("s", "t"): 9, ("e", "s"): 9, ("l", "o"): 7},
+    {("e", "s"): 1, ("l", "o"): 7},
+    {("a", "b"): 1, ("b", "a"): 2},
+    {("l", "o"): 7, ("s", "t"): 9, ("e", "s"): 9},
+    {("a", "b"): 1, ("c", "d"): 2, ("b", "a"): 2},
     # code points: "</w>" before letters, capitals before small letters
-    (({("a", "b"): 3, ("a", "</w>"): 3},), 'code-point order: "</w>" sorts before letters'),
-    (({("a", "</w>"): 3, ("a", "b"): 3},), 'code-point order: "</w>" sorts before letters'),
-    (({("B", "a"): 2, ("a", "b"): 2},), "code-point order: capitals before small letters"),
-    (({("a", "b"): 2, ("B", "a"): 2},), "code-point order: capitals before small letters"),
+    {("a", "b"): 3, ("a", "</w>"): 3},
+    {("a", "</w>"): 3, ("a", "b"): 3},
+    {("B", "a"): 2, ("a", "b"): 2},
+    {("a", "b"): 2, ("B", "a"): 2},
     # Joined strings tie ("ab</w>" twice) or order the other way ("aba" < "ac"); each in both dict orders, so
     # that a comparison of joined strings fails whichever of two equal keys max()/min() keeps.
-    (({("a", "b</w>"): 2, ("ab", "</w>"): 2},), "compare tuples, not joined strings"),
-    (({("ab", "</w>"): 2, ("a", "b</w>"): 2},), "compare tuples, not joined strings"),
-    (({("a", "c"): 2, ("ab", "a"): 2},), "compare tuples, not joined strings"),
-    (({("ab", "a"): 2, ("a", "c"): 2},), "compare tuples, not joined strings"),
+    {("a", "b</w>"): 2, ("ab", "</w>"): 2},
+    {("ab", "</w>"): 2, ("a", "b</w>"): 2},
+    {("a", "c"): 2, ("ab", "a"): 2},
+    {("ab", "a"): 2, ("a", "c"): 2},
 ]
 
 
@@ -334,7 +334,7 @@ def check_best_pair(fn: Callable[..., Any], tie_break: str = "largest", time_lim
     __tracebackhide__ = True
     _parts("best_pair", tie_break, bpe_ref.TIE_BREAKS)
     seeds = {"largest": 31, "smallest": 32, "first": 33}
-    cases = [Case((counts, tie_break), note) for (counts,), note in BEST_PAIR_FIXED]
+    cases = [Case((counts, tie_break)) for counts in BEST_PAIR_FIXED]
     cases += [Case((c.args[0], tie_break)) for c in _pair_count_dicts(gen.SEED + seeds[tie_break])]
     _check("best_pair", fn, cases, bpe_ref.best_pair, judge_pair, time_limit)
 
@@ -342,18 +342,18 @@ def check_best_pair(fn: Callable[..., Any], tie_break: str = "largest", time_lim
 LEARN_BPE_FIXED = {
     "basic": [
         Case(({"low": 5, "lower": 2, "newest": 6, "widest": 3}, 4), "the text's worked example"),
-        Case(({"baa": 1}, 1), "ties go to the smallest pair"),
-        Case(({"ab": 1, "cb": 2}, 1), "weighted by the word's count"),
-        Case(({"aaa": 2, "bc": 3}, 1), "overlaps count: (a, a) twice in a a a"),
-        Case(({"ab": 3, "abab": 1}, 2), "count again from the merged words"),
+        Case(({"baa": 1}, 1)),
+        Case(({"ab": 1, "cb": 2}, 1)),
+        Case(({"aaa": 2, "bc": 3}, 1)),
+        Case(({"ab": 3, "abab": 1}, 2)),
     ],
     "edge": [
-        Case(({"ab": 1}, 0), "merges == 0 gives []"),
-        Case(({"a": 4, "b": 1}, 3), "no marker: a one-letter word has no pair"),
-        Case(({"ab": 1}, 2), "stop early when no word has two symbols left"),
-        Case(({"ab": 1, "c": 5}, 1), "no marker, and pairs never cross from one word into the next"),
-        Case(({"aaa": 1}, 2), "merge left to right, skip both positions: a a a becomes aa a"),
-        Case(({"aaaa": 3}, 5), "stop early when no word has two symbols left"),
+        Case(({"ab": 1}, 0)),
+        Case(({"a": 4, "b": 1}, 3)),
+        Case(({"ab": 1}, 2)),
+        Case(({"ab": 1, "c": 5}, 1)),
+        Case(({"aaa": 1}, 2)),
+        Case(({"aaaa": 3}, 5)),
     ],
 }
 
@@ -406,16 +406,16 @@ def _split(case: Case) -> Case:
 BPE_TRAIN_FIXED = {
     "basic": [
         Case(({"h u g </w>": 10, "p u g </w>": 5, "b u g </w>": 2}, 3), "the text's worked example"),
-        Case(({"a b </w>": 2}, 1), "symbols from key.split(): the marker is one symbol"),
-        Case(({"a </w>": 1, "b </w>": 2}, 1), "weighted by the word's count"),
-        Case(({"a b a b </w>": 1, "a b </w>": 3}, 2), "count again from the merged words"),
+        Case(({"a </w>": 1}, 1)),
+        Case(({"a </w>": 1, "b </w>": 2}, 1)),
+        Case(({"a b a b </w>": 1, "a b </w>": 3}, 2)),
     ],
     "edge": [
-        Case(({"a b </w>": 1, "c d </w>": 1}, 5), "stop early when every word is one symbol"),
-        Case(({"a b b </w>": 4}, 2), "first seen in this round's scan: counts rebuilt every round"),
-        Case(({"a b </w>": 1}, 0), "num_merges == 0 gives []"),
-        Case(({"a a a </w>": 1}, 3), "merge left to right, skip both positions: a a a becomes aa a"),
-        Case(({"a b </w>": 3, "ab </w>": 1, "c c </w>": 3}, 2), "keys that become equal add their counts"),
+        Case(({"a b </w>": 1, "c d </w>": 1}, 5)),
+        Case(({"a b b </w>": 4}, 2)),
+        Case(({"a b </w>": 1}, 0)),
+        Case(({"a a a </w>": 1}, 3)),
+        Case(({"a b </w>": 3, "ab </w>": 1, "c c </w>": 3}, 2)),
     ],
 }
 
@@ -471,25 +471,25 @@ _LEARNED = [("e", "s"), ("es", "t"), ("l", "o"), ("lo", "w")]  # learn_bpe's rul
 APPLY_BPE_FIXED = {
     "basic": [
         Case(("abc", [("a", "b"), ("ab", "c")]), "the text's example"),
-        Case(("ab", []), "an empty table: the characters, then the marker"),
-        Case(("ab", [("a", "b")]), "start from get_word_symbols(word): the characters, then the marker"),
-        Case(("é", []), "symbols are characters (code points): é is one symbol"),
-        Case(("a b", [("a", "b")]), "symbols are characters: a space is one symbol"),
-        Case(("aaa", [("a", "a")]), "merge left to right, skip both symbols: a a a becomes aa a"),
-        Case(("abc", [("a", "b"), ("a", "bc")]), "a pair not in the table is never merged"),
-        Case(("abc", [("ab", "c")]), "a pair not in the table is never merged"),
+        Case(("ab", [])),
+        Case(("ab", [("a", "b")])),
+        Case(("é", [])),
+        Case(("a b", [("a", "b")])),
+        Case(("aaa", [("a", "a")])),
+        Case(("abc", [("a", "b"), ("a", "bc")])),
+        Case(("abc", [("ab", "c")])),
     ],
     "rank": [
-        Case(("abc", [("ab", "c"), ("a", "b")]), "by rank, not in the order of the list"),
-        Case(("abcd", [("bc", "d"), ("c", "d"), ("b", "c")]), "by rank, not in the order of the list"),
+        Case(("abc", [("ab", "c"), ("a", "b")])),
+        Case(("abcd", [("bc", "d"), ("c", "d"), ("b", "c")])),
         Case(("aaa", [("aa", "a"), ("a", "a")])),
         # merging only the leftmost "a a" lets ("aa", "a") in between: ["aaa", "a", "</w>"]
-        Case(("aaaa", [("aa", "a"), ("a", "a")]), "merge all occurrences of the best pair, then choose again"),
-        Case(("ab", [("b", "</w>"), ("a", "b"), ("a", "b</w>")]), "the marker merges like any symbol"),
-        Case(("ab", [("b", "</w>"), ("a", "b</w>")]), "the marker merges like any symbol"),
-        Case(("abab", [("a", "b"), ("b", "a"), ("a", "b")]), "a pair listed twice keeps its first rank"),
-        Case(("bab", [("a", "b"), ("b", "a"), ("a", "b")]), "a pair listed twice keeps its first (lowest) rank"),
-        Case(("bab", [("b", "a"), ("a", "b"), ("b", "a")]), "a pair listed twice keeps its first (lowest) rank"),
+        Case(("aaaa", [("aa", "a"), ("a", "a")])),
+        Case(("ab", [("b", "</w>"), ("a", "b"), ("a", "b</w>")])),
+        Case(("ab", [("b", "</w>"), ("a", "b</w>")])),
+        Case(("abab", [("a", "b"), ("b", "a"), ("a", "b")])),
+        Case(("bab", [("a", "b"), ("b", "a"), ("a", "b")])),
+        Case(("bab", [("b", "a"), ("a", "b"), ("b", "a")])),
         Case(("abcab", [("c", "a"), ("b", "c"), ("a", "b"), ("ab", "c"), ("c", "a")])),
     ],
 }
@@ -521,18 +521,18 @@ ENCODE_FIXED = {
         Case(("lowest", _LEARNED), "the text's worked example"),
         Case(("newest", _LEARNED)),
         # learn_bpe({"bc": 2, "ab": 1}, 2): the rule order matters even on a trained table (a sweep gives ab c)
-        Case(("abc", [("b", "c"), ("a", "b")]), "each rule in learned order"),
-        Case(("ab", [("a", "b")]), "start from the characters, no marker"),
-        Case(("é", []), "symbols are characters (code points): é is one symbol"),
-        Case(("a b", [("a", "b")]), "symbols are characters: a space is one symbol"),
-        Case(("aaa", [("a", "a")]), "merge left to right, skip both symbols: a a a becomes aa a"),
+        Case(("abc", [("b", "c"), ("a", "b")])),
+        Case(("ab", [("a", "b")])),
+        Case(("é", [])),
+        Case(("a b", [("a", "b")])),
+        Case(("aaa", [("a", "a")])),
     ],
     "replay": [
-        Case(("xyz", _LEARNED), "no rule applies: the characters, no marker"),
-        Case(("abc", [("ab", "c"), ("a", "b")]), "one turn per rule, at its place in the list"),
-        Case(("aaa", [("aa", "a"), ("a", "a")]), "one turn per rule, at its place in the list"),
+        Case(("xyz", _LEARNED)),
+        Case(("abc", [("ab", "c"), ("a", "b")])),
+        Case(("aaa", [("aa", "a"), ("a", "a")])),
         Case(("aaaa", [("a", "a"), ("a", "a")])),
-        Case(("abc", [("ab", "c"), ("a", "b"), ("ab", "c")]), "a rule listed twice gets two turns"),
+        Case(("abc", [("ab", "c"), ("a", "b"), ("ab", "c")])),
         Case(("abcd", [("bc", "d"), ("c", "d"), ("b", "c")])),
     ],
 }

@@ -248,7 +248,7 @@ def verdict(
                     expected,
                     f"returned: {show(outcome.value)}, and changed argument {index + 1} to {show(after)}"
                     " (build a new object instead)",
-                    note or "inputs must not change",
+                    "inputs must not change",
                 )
     reason = judge(outcome.value, expected, tuple(given))
     return None if reason is None else fail(text, expected, reason, note)
@@ -367,10 +367,40 @@ def judge_sequence(of_pairs: bool = False, fresh: bool = True) -> Judge:
             return f"returned: {show(returned)}, the list it was given itself (return a new list)"
         items = [as_pair(x) for x in returned] if of_pairs else list(returned)
         if items != list(expected):
-            return f"returned: {show(items)}"
+            why = _merges_differ(items, list(expected)) if of_pairs else _symbols_differ(items, list(expected))
+            return f"returned: {show(items)}{why}"
         return None
 
     return judge
+
+
+def _merges_differ(items: list, expected: list) -> str:
+    """How a list of merges differs from the expected one, read off the two lists (so the cause named is real)."""
+    try:
+        if sorted(map(repr, items)) == sorted(map(repr, expected)):
+            return " (the right merges, in another order)"
+    except Exception:
+        return ""
+    if len(items) < len(expected) and items == expected[: len(items)]:
+        return f" (the first {len(items)} merges are right; {len(expected)} were asked and possible)"
+    if len(items) > len(expected) and items[: len(expected)] == expected:
+        return f" (the first {len(expected)} merges are right, then no pair is left: stop early)"
+    same = next(i for i, (a, b) in enumerate(zip(items, expected)) if a != b) if items and expected else 0
+    if same:
+        return f" (the first {same} merge{'s are' if same > 1 else ' is'} right)"
+    return ""
+
+
+def _symbols_differ(items: list, expected: list) -> str:
+    """What a wrong list of symbols gets wrong about the end-of-word marker, when that is it."""
+    marker = "</w>"
+    if not all(isinstance(x, str) for x in items) or not all(isinstance(x, str) for x in expected):
+        return ""
+    if "".join(items) == "".join(expected) + marker:
+        return " (no end-of-word marker here: start from the characters only)"
+    if "".join(items) + marker == "".join(expected):
+        return ' (start from get_word_symbols(word): the characters, then "</w>")'
+    return ""
 
 
 def judge_pair(returned: Any, expected: tuple, args: tuple) -> str | None:

@@ -68,13 +68,15 @@ def test_message_rule():
     assert harness.message_problem(hidden, "merge([5, 5, 5], (5, 5), 7)") is None
     assert "smallest" in harness.message_problem(hidden, "merge([5, 5], (5, 5), 7)")
     changed = (
-        "CheckFailed: merge([5, 5], (5, 5), 7)  # inputs must not change\n"
-        "  changed its argument 1: it was [5, 5], now [7]\n  build and return a new object instead"
+        "CheckFailed: merge([5, 5], (5, 5), 7)  # inputs must not change\n  expected: [7]\n"
+        "  returned: [7], and changed argument 1 to [7] (build a new object instead)"
     )
     assert harness.message_problem(changed, "merge([5, 5], (5, 5), 7)") is None
     assert harness.message_problem(hidden.replace("\n  returned", "\n\n  returned"), None) is not None
-    assert harness.message_problem("AssertionError: merge([5, 5, 5], (5, 5), 7) returned [7, 7]", None) is None
-    assert harness.message_problem("AssertionError: two\nlines", None) is not None
+    example = hidden.replace("CheckFailed", "ExampleFailed")
+    assert harness.message_problem(example, "merge([5, 5], (5, 5), 7)") is None  # an example names its own call
+    assert harness.message_problem(example.replace("  expected: [7, 5]\n", ""), None) is not None
+    assert harness.message_problem("AssertionError: merge([5, 5, 5], (5, 5), 7) returned [7, 7]", None) is not None
     assert harness.message_problem("ValueError: max() arg is an empty sequence", None) is not None
 
 
