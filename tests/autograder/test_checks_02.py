@@ -198,7 +198,7 @@ def test_counting_each_pair_once_per_word_fails_weighted_only():
 def test_str_replace_on_the_joined_word_passes_basic_and_fails_edge_on_multi_letter_symbols():
     checks.check_merge_vocab(merge_vocab_str_replace, "basic")  # single letters: the replace happens to work
     lines = _fails(checks.check_merge_vocab, merge_vocab_str_replace, "edge")
-    assert "'aa'" in lines[0] or "'ab'" in lines[0] or "'ba'" in lines[0] or "'bb'" in lines[0], lines[0]
+    assert lines[0] == "merge_vocab(('a', 'b'), {('ca', 'b', '</w>'): 1})", lines[0]  # a symbol ending in "a"
 
 
 def test_overwriting_counts_of_words_that_become_equal_fails_edge_only():
@@ -210,7 +210,7 @@ def test_overwriting_counts_of_words_that_become_equal_fails_edge_only():
 
 @pytest.mark.parametrize("part", ["basic", "edge"])
 def test_merge_vocab_that_changes_its_input_fails_every_part(part):
-    with pytest.raises(CheckFailed, match="changed its argument 2"):
+    with pytest.raises(CheckFailed, match="changed argument 2"):
         checks.check_merge_vocab(merge_vocab_in_place, part)
 
 

@@ -23,15 +23,14 @@ own cases, the smallest input on which the mutant is wrong.
 
 * a mutant loses points on a test cell of its own function; no other function loses a point (kill rate 100 %);
 * an alternative keeps every point of its function in every notebook it is in (false-fail rate 0 %);
-* the hidden checks alone kill every mutant, whatever the visible asserts do, and each hidden message is three
+* the hidden checks alone kill every mutant, whatever the visible examples do, and each hidden message is three
   lines: the call on the smallest failing input of the check's cases, ``expected: ...``, then
-  ``returned: ...``/``raised: ...`` (or, for a function that changed its argument, what changed and how to
-  avoid it);
-* the message a notebook shows is the first failing statement's. A test cell runs its visible asserts before
-  its hidden check, so when a visible assert catches the mutant first the message is that assert's: one line,
-  written by the notebook's author to name the call and what came back. Decided: both are accepted. Any other
-  message (an exception that a visible call lets escape) is a problem, except the cells listed in
-  :data:`VISIBLE_RAISES`, a gap of the notebooks that is reported rather than fixed here;
+  ``returned: ...``/``raised: ...`` (for a function that changed its argument, what it returned, what changed and
+  how to avoid it);
+* the message a notebook shows is the first failing statement's. A test cell runs its visible examples before its
+  hidden check, so when an example catches the mutant first the message is the example's: the same three lines
+  (``ExampleFailed: call``, ``expected``, ``returned``), from :func:`autograder.selfcheck.expect`. Any other
+  message (an exception that escapes a visible call, a bare ``assert``) is a problem;
 * nbgrader gives exactly the points and messages of the in-process run; a second in-process run of the
   mutants' own cells and a second nbgrader run of one mutant per assignment give the same again.
 """
