@@ -235,7 +235,7 @@ def verdict(
     text = format_call(name, args)
     if outcome.earlier is not None:
         first, shown = outcome.earlier
-        return fail(first, shown, timeout_reason(time_limit, True), note, shown=True)
+        return fail(first, shown, timeout_reason(time_limit, True), shown=True)  # the note was for another call
     if outcome.timed_out:
         return fail(text, expected, timeout_reason(time_limit, False), note)
     if outcome.error is not None:
