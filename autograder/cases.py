@@ -12,9 +12,10 @@ every regrade. Student code never sees the variable (the sandbox and the worker 
 
 from __future__ import annotations
 
+import functools
 import os
 import random
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from bpe_ref import END_OF_WORD
@@ -39,6 +40,25 @@ SEED = _seed()
 FIXED_ONLY = False
 """When true, every generator returns nothing and the checks run their fixed cases alone. The mutation tests set
 it to prove that every rule the notebooks state is caught whatever the seed: generated inputs only add."""
+
+
+def memo(build: Callable[..., list[Case]]) -> Callable[..., list[Case]]:
+    """Build a list of cases once per seed (and per :data:`FIXED_ONLY`); every call gets its own copy of the list.
+
+    Generating the inputs (training a reference on each corpus to keep the untied ones) costs more than running
+    them, and a notebook's checks, a learner's repeated ``check("...")`` and a grading worker's next notebook
+    all ask for the same lists.
+    """
+    made: dict[tuple, list[Case]] = {}
+
+    @functools.wraps(build)
+    def cached(*args: Any, **kwargs: Any) -> list[Case]:
+        key = (SEED, FIXED_ONLY, repr(args), repr(sorted(kwargs.items())))
+        if key not in made:
+            made[key] = build(*args, **kwargs)
+        return list(made[key])
+
+    return cached
 
 
 def generated(cases: list[Case]) -> list[Case]:
@@ -102,6 +122,7 @@ def _id_lists(rng: random.Random, count: int, max_len: int, alphabet: int) -> It
         yield [rng.randint(1, alphabet) for _ in range(length)]
 
 
+@memo
 def pair_count_cases(part: str) -> list[Case]:
     """Inputs of ``get_pair_counts``. ``part``: ``"basic"`` (no two equal neighbours) or ``"overlaps"``."""
     rng = random.Random(SEED)
@@ -137,6 +158,7 @@ def _has_run(ids: list[int], length: int) -> bool:
     return any(len(set(ids[i : i + length])) == 1 for i in range(len(ids) - length + 1))
 
 
+@memo
 def merge_cases(part: str) -> list[Case]:
     """Inputs of ``merge``. ``part``: ``"basic"`` (no overlapping matches) or ``"overlaps"``."""
     rng = random.Random(SEED + 1)
@@ -201,6 +223,7 @@ def vocab_of(words: dict[str, int], marker: bool = True) -> dict[tuple[str, ...]
     return {(*w, END_OF_WORD) if marker else tuple(w): c for w, c in words.items()}
 
 
+@memo
 def corpus_cases(seed: int, count: int, *, alphabet: str = "abcd", max_merges: int = 8) -> list[Case]:
     """``(word_freqs, num_merges)`` inputs for the trainers."""
     rng = random.Random(seed)

@@ -53,6 +53,19 @@ def show(value: Any, _depth: int = 0) -> str:
     return text if len(text) <= _MAX_TEXT else text[: _MAX_TEXT - 3] + "..."
 
 
+class Described:
+    """An expected value given by a description, shown as it is (``expected: a merge table on which ...``)."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def __repr__(self) -> str:
+        return self.text
+
+    def __deepcopy__(self, memo: dict) -> Described:
+        return self
+
+
 class CheckFailed(AssertionError):
     """A learner's function gave a wrong answer; the message names the input, the expected and the returned value."""
 
@@ -239,7 +252,10 @@ def verdict(
     if outcome.timed_out:
         return fail(text, expected, timeout_reason(time_limit, False), note)
     if outcome.error is not None:
-        return fail(text, expected, error_reason(outcome.error), note)
+        failure = fail(text, expected, error_reason(outcome.error), note)
+        for line in getattr(outcome.error, "__notes__", []):  # where in the learner's cells it was raised
+            failure.add_note(line)
+        return failure
     if check_mutation:
         for index, (before, after) in enumerate(zip(args, given)):
             if not same(before, after):
@@ -280,11 +296,9 @@ def run_cases(
         The number of cases run (all passed).
 
     Raises:
-        TypeError: ``fn`` is not callable. CheckFailed: the first wrong answer.
+        CheckFailed: the first wrong answer (a ``fn`` that is not a function fails its first call).
     """
     __tracebackhide__ = True  # IPython hides this frame: the learner sees only the message
-    if not callable(fn):
-        raise CheckFailed(f"{name} is not a function: got {show(fn)}")
     unique = {repr(c.args): c for c in reversed(list(cases))}  # first listing wins
     ordered = sorted(unique.values(), key=lambda c: (c.size, repr(c.args)))
     earlier = timed_out_before(fn)

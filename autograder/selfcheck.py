@@ -19,7 +19,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from .harness import DEFAULT_TIME_LIMIT, CheckFailed, call, judge_for, show, verdict
+from .harness import DEFAULT_TIME_LIMIT, CheckFailed, Described, call, judge_for, show, verdict
 
 __all__ = ["HIDDEN_CHECKS", "ExampleFailed", "check", "expect"]
 
@@ -65,27 +65,17 @@ def expect(
     if (returns is _UNSET) == (satisfies is None):
         raise TypeError("expect() takes either returns= or satisfies=")
     name = str(getattr(fn, "__name__", "function"))
-    expected = returns if satisfies is None else _Described(described or "a value that passes the test")
+    expected = returns if satisfies is None else Described(described or "a value that passes the test")
     given = copy.deepcopy(args)
     outcome = call(fn, given, DEFAULT_TIME_LIMIT, name=name, expected=expected)
     judge = judge_for(returns, ordered=ordered) if satisfies is None else _judge_by(satisfies)
     failure = verdict(name, args, given, outcome, expected, judge, note)
     if failure is not None:
-        raise ExampleFailed(str(failure)) from None
+        example = ExampleFailed(str(failure))
+        for line in getattr(failure, "__notes__", []):
+            example.add_note(line)
+        raise example from None
     return outcome.value
-
-
-class _Described:
-    """An expected value given by a description (shown as it is)."""
-
-    def __init__(self, text: str) -> None:
-        self.text = text
-
-    def __repr__(self) -> str:
-        return self.text
-
-    def __deepcopy__(self, memo: dict) -> _Described:
-        return self
 
 
 def _judge_by(test: Callable[[Any], bool]) -> Callable[[Any, Any, tuple], str | None]:
