@@ -115,7 +115,7 @@ def check(name: str, fn: Callable[..., Any] | None = None) -> None:
 
     Args:
         name: a graded function, e.g. ``"merge"``.
-        fn: the function to check; by default the one of that name in the notebook (the caller's globals).
+        fn: the function to check; by default the one of that name where ``check`` is called (the notebook).
 
     Raises:
         CheckFailed: the first failing check's three lines (call, expected, returned), as ``grade`` shows them.
@@ -132,7 +132,8 @@ def check(name: str, fn: Callable[..., Any] | None = None) -> None:
     if name not in HIDDEN_CHECKS:
         raise KeyError(f"{name!r} is not a graded function; use one of {', '.join(HIDDEN_CHECKS)}")
     if fn is None:
-        namespace = sys._getframe(1).f_globals
+        caller = sys._getframe(1)
+        namespace = {**caller.f_globals, **caller.f_locals}
         if name not in namespace:
             raise NameError(f"define {name} first (run its cell), then check it")
         fn = namespace[name]
