@@ -69,6 +69,10 @@ class Described:
 class CheckFailed(AssertionError):
     """A learner's function gave a wrong answer; the message names the input, the expected and the returned value."""
 
+    def _render_traceback_(self) -> list[str]:
+        """What IPython shows for it in a notebook: the message alone, not the frames of the checking code."""
+        return [f"{type(self).__name__}: {self}", *getattr(self, "__notes__", [])]
+
 
 class CallTimeout(Exception):
     """Raised inside a learner's function when it runs past the time limit."""
