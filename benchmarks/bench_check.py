@@ -1,0 +1,125 @@
+"""Benchmark the learner's self-check against running the notebook, in one run, as ratios.
+
+For each notebook (the solution notebook of each assignment by default), median of R runs:
+
+* ``nbconvert``: ``jupyter nbconvert --to notebook --execute`` of the notebook, the baseline (what "run all" costs);
+* ``check``: ``python -m autograder check NOTEBOOK`` (the CLI, start-up included), and its ratio to the baseline;
+* ``in-notebook``: every ``check("...")`` of the notebook in one live Python process (the kernel's work once the
+  notebook's functions are defined), first call and again, and its ratio to the baseline.
+
+Then an endless loop: the release notebook of 01 with a ``merge`` that never returns, through ``check`` and through
+``nbconvert --execute`` with the course's cell timeout (``Execute.timeout`` of nbgrader_config.py, 120 s, which is
+what a kernel-based run needs to get past the loop). Usage::
+
+    python benchmarks/bench_check.py            # 4 notebooks, 3 runs, the endless loop (about 5 minutes)
+    python benchmarks/bench_check.py --runs 1 --notebooks 01_pair_counts_and_merge --no-loop
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+import nbformat  # noqa: E402
+
+from autograder import harness, sample_class, selfcheck  # noqa: E402
+from autograder.course import assignments  # noqa: E402
+
+ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
+LOOP_TIMEOUT = 120  # nbgrader_config.py: c.Execute.timeout
+
+
+def _wall(command: list[str], timeout: float | None = None) -> tuple[float, int]:
+    start = time.perf_counter()
+    done = subprocess.run(command, cwd=ROOT, env=ENV, capture_output=True, timeout=timeout)
+    return time.perf_counter() - start, done.returncode
+
+
+def nbconvert(path: Path, cell_timeout: int | None = None) -> float:
+    command = [sys.executable, "-m", "jupyter", "nbconvert", "--to", "notebook", "--execute", "--stdout", str(path)]
+    if cell_timeout is not None:
+        command += [f"--ExecutePreprocessor.timeout={cell_timeout}", "--allow-errors"]
+    return _wall(command)[0]
+
+
+def check_cli(path: Path) -> tuple[float, int]:
+    return _wall([sys.executable, "-m", "autograder", "check", str(path)])
+
+
+def in_notebook(path: Path) -> tuple[float, float]:
+    """Seconds for every check("...") cell of the notebook in this process: the first time, then again."""
+    nb = nbformat.read(path, 4)
+    namespace: dict = {"__name__": "__main__"}
+    names = []
+    for cell in nb.cells:
+        meta = cell.metadata.get("nbgrader", {})
+        if cell.cell_type == "code" and (meta.get("solution") or meta.get("grade_id", "").startswith("given")):
+            exec(cell.source, namespace)
+        if meta.get("grade_id", "").startswith("check_"):
+            names.append(meta["grade_id"][len("check_") :])
+    times = []
+    for _ in range(2):
+        start = time.perf_counter()
+        with contextlib.redirect_stdout(io.StringIO()):
+            for name in names:
+                selfcheck.check(name, namespace[name])
+        times.append(time.perf_counter() - start)
+    return times[0], times[1]
+
+
+def endless_loop_notebook(folder: Path) -> Path:
+    assignment = "01_pair_counts_and_merge"
+    release = nbformat.read(ROOT / "notebooks" / assignment / f"{assignment}.ipynb", 4)
+    answers = {
+        "get_pair_counts": sample_class.students()[assignment]["correct-loops"]["get_pair_counts"],
+        "merge": "def merge(ids, pair, new_id):\n    while True:\n        pass\n",
+    }
+    path = folder / f"{assignment}.ipynb"
+    nbformat.write(sample_class.fill(release, answers), path)
+    return path
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--notebooks", nargs="+", default=None, metavar="ASSIGNMENT")
+    parser.add_argument("--no-loop", action="store_true", help="skip the endless-loop notebook")
+    args = parser.parse_args(argv)
+    chosen = args.notebooks or assignments(ROOT)
+    print(f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs; median of {args.runs} runs\n")
+    head = f"{'notebook':<26}{'nbconvert':>10}{'check':>9}{'ratio':>8}{'in-notebook':>13}{'ratio':>9}{'again':>8}"
+    print(head)
+    for assignment in chosen:
+        path = ROOT / "solutions" / assignment / f"{assignment}.ipynb"
+        base = statistics.median(nbconvert(path) for _ in range(args.runs))
+        cli = statistics.median(check_cli(path)[0] for _ in range(args.runs))
+        harness.forget_timeouts()
+        first, again = in_notebook(path)
+        print(
+            f"{assignment:<26}{base:>9.2f}s{cli:>8.2f}s{cli / base:>7.2f}x"
+            f"{first:>12.2f}s{first / base:>8.3f}x{again:>7.2f}s"
+        )
+    if not args.no_loop:
+        with tempfile.TemporaryDirectory() as tmp:
+            path = endless_loop_notebook(Path(tmp))
+            cli, code = check_cli(path)
+            base = nbconvert(path, LOOP_TIMEOUT)
+        print(f"\nendless loop in merge (01): nbconvert --execute with the course's {LOOP_TIMEOUT} s cell timeout")
+        print(f"{'notebook':<26}{'nbconvert':>10}{'check':>9}{'ratio':>8}")
+        print(f"{'01 merge loops forever':<26}{base:>9.2f}s{cli:>8.2f}s{cli / base:>7.3f}x   (check exit {code})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
