@@ -155,6 +155,14 @@ def timed_out_before(fn: Callable[..., Any]) -> tuple[str, str] | None:
     return _TIMED_OUT.get(key[0], {}).get(key[1]) if key else None
 
 
+def timed_out_in(owner: Any) -> list[str]:
+    """The names of the functions of ``owner`` (a judge's session) that ran out of time."""
+    try:
+        return list(_TIMED_OUT.get(owner, {}))
+    except TypeError:
+        return []
+
+
 def _record_timeout(fn: Callable[..., Any], call_text: str, expected: Any) -> None:
     key = _owner(fn)
     if key is not None:

@@ -60,3 +60,18 @@ def test_a_notebook_that_loops_forever_costs_seconds_and_names_the_input(tmp_pat
     # the second cell does not call merge again: it names the first timeout's input at once
     assert second[0] == "ExampleFailed: merge([1, 2, 3, 1, 2], (1, 2), 99)"
     assert "not called again" in second[2]
+
+
+def test_a_function_that_ran_out_of_time_in_a_test_cell_fails_at_once_in_the_cells_after_it():
+    """grade and check: the notebook's own cells (a demo calling merge) do not loop a second time."""
+    from autograder.harness import call
+    from autograder.judge import RemoteFunction, Session, worker_command
+
+    forget_timeouts()
+    with Session(worker_command(2**30, 60, None), cell_timeout=60) as session:
+        assert session.run("merge", "def merge(ids, pair, new_id):\n    while True:\n        pass\n") == ""
+        outcome = call(RemoteFunction(session, "merge"), ([1, 2], (1, 2), 3), 0.2, name="merge", expected=[3])
+        assert outcome.timed_out
+        error = session.run("demo", "ids = merge([1, 2, 3], (1, 2), 9)")
+    assert error == "TimeoutError: merge ran out of time in a test cell above, so it is not run again"
+    forget_timeouts()
