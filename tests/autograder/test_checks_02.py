@@ -266,7 +266,7 @@ def test_trainer_with_an_overwriting_merge_passes_both_parts():
     checks.check_train_bpe(trainer(merge=merge_vocab_overwrites), "edge")
 
 
-def test_the_seed_example_is_the_smallest_tie_in_edge():
+def test_a_smallest_pair_trainer_fails_edge_on_its_smallest_tie():
     lines = _fails(checks.check_train_bpe, trainer(pick="smallest"), "edge")
     assert lines[0] == "train_bpe({'ab': 1}, 2)"
     assert lines[1] == "  expected: [('b', '</w>'), ('a', 'b</w>')]"
@@ -275,7 +275,7 @@ def test_the_seed_example_is_the_smallest_tie_in_edge():
 def test_basic_trainer_cases_have_no_tie_and_never_run_out_of_pairs():
     cases = checks._untied_corpora(checks.gen.SEED + 30, 120)
     assert len(cases) == 120 and max(c.args[1] for c in cases) >= 4
-    for case in cases:
+    for case in [*cases, *checks.TRAIN_BPE_FIXED["basic"]]:  # the fixed cases too
         words, merges = case.args
         rounds = bpe_ref.train_trace(words, merges)
         assert len(rounds) == merges and not any(r.tied for r in rounds)
