@@ -7,6 +7,9 @@ For each notebook (the solution notebook of each assignment by default), median 
 * ``in-notebook``: every ``check("...")`` of the notebook in one live Python process (the kernel's work once the
   notebook's functions are defined), first call and again, and its ratio to the baseline.
 
+Wall times count the other jobs of a shared machine; the ``cpu`` columns (user + system seconds of the command, or of
+the in-notebook checks) are what the same work takes on a quiet one, and the load average is printed first.
+
 Then an endless loop: the release notebook of 01 with a ``merge`` that never returns, through ``check`` and through
 ``nbconvert --execute`` with the course's cell timeout (``Execute.timeout`` of nbgrader_config.py, 120 s, which is
 what a kernel-based run needs to get past the loop). Usage::
@@ -21,6 +24,7 @@ import argparse
 import contextlib
 import io
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -40,10 +44,17 @@ ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
 LOOP_TIMEOUT = 120  # nbgrader_config.py: c.Execute.timeout
 
 
+CPU: list[float] = []  # CPU seconds (user + system) of the last command run: what its wall time is on a quiet machine
+
+
 def _wall(command: list[str], timeout: float | None = None) -> tuple[float, int]:
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     done = subprocess.run(command, cwd=ROOT, env=ENV, capture_output=True, timeout=timeout)
-    return time.perf_counter() - start, done.returncode
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    CPU.append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
+    return wall, done.returncode
 
 
 def nbconvert(path: Path, cell_timeout: int | None = None) -> float:
@@ -58,23 +69,24 @@ def check_cli(path: Path) -> tuple[float, int]:
 
 
 def in_notebook(path: Path) -> tuple[float, float]:
-    """Seconds for every check("...") cell of the notebook in this process: the first time, then again."""
+    """CPU seconds for every check("...") cell of the notebook in this process: the first time, then again."""
     nb = nbformat.read(path, 4)
     namespace: dict = {"__name__": "__main__"}
     names = []
     for cell in nb.cells:
         meta = cell.metadata.get("nbgrader", {})
         if cell.cell_type == "code" and (meta.get("solution") or meta.get("grade_id", "").startswith("given")):
-            exec(cell.source, namespace)
+            with contextlib.redirect_stdout(io.StringIO()):
+                exec(cell.source, namespace)
         if meta.get("grade_id", "").startswith("check_"):
             names.append(meta["grade_id"][len("check_") :])
     times = []
     for _ in range(2):
-        start = time.perf_counter()
+        start = time.process_time()
         with contextlib.redirect_stdout(io.StringIO()):
             for name in names:
                 selfcheck.check(name, namespace[name])
-        times.append(time.perf_counter() - start)
+        times.append(time.process_time() - start)
     return times[0], times[1]
 
 
@@ -98,26 +110,31 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     chosen = args.notebooks or assignments(ROOT)
     print(f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs; median of {args.runs} runs\n")
-    head = f"{'notebook':<26}{'nbconvert':>10}{'check':>9}{'ratio':>8}{'in-notebook':>13}{'ratio':>9}{'again':>8}"
+    head = f"{'notebook':<26}{'nbconvert':>10}{'cpu':>7}{'check':>8}{'cpu':>7}{'ratio':>7}"
+    head += f"{'in-notebook cpu':>17}{'again':>7}"
     print(head)
     for assignment in chosen:
         path = ROOT / "solutions" / assignment / f"{assignment}.ipynb"
         base = statistics.median(nbconvert(path) for _ in range(args.runs))
+        base_cpu = statistics.median(CPU[-args.runs :])
         cli = statistics.median(check_cli(path)[0] for _ in range(args.runs))
+        cli_cpu = statistics.median(CPU[-args.runs :])
         harness.forget_timeouts()
         first, again = in_notebook(path)
         print(
-            f"{assignment:<26}{base:>9.2f}s{cli:>8.2f}s{cli / base:>7.2f}x"
-            f"{first:>12.2f}s{first / base:>8.3f}x{again:>7.2f}s"
+            f"{assignment:<26}{base:>9.2f}s{base_cpu:>6.2f}s{cli:>7.2f}s{cli_cpu:>6.2f}s{cli / base:>6.2f}x"
+            f"{first:>16.2f}s{again:>6.2f}s"
         )
     if not args.no_loop:
         with tempfile.TemporaryDirectory() as tmp:
             path = endless_loop_notebook(Path(tmp))
             cli, code = check_cli(path)
+            loop_cpu = CPU[-1]
             base = nbconvert(path, LOOP_TIMEOUT)
         print(f"\nendless loop in merge (01): nbconvert --execute with the course's {LOOP_TIMEOUT} s cell timeout")
-        print(f"{'notebook':<26}{'nbconvert':>10}{'check':>9}{'ratio':>8}")
-        print(f"{'01 merge loops forever':<26}{base:>9.2f}s{cli:>8.2f}s{cli / base:>7.3f}x   (check exit {code})")
+        print(f"{'notebook':<26}{'nbconvert':>10}{'check':>8}{'cpu':>7}{'ratio':>8}")
+        row = f"{'01 merge loops forever':<26}{base:>9.2f}s{cli:>7.2f}s{loop_cpu:>6.2f}s{cli / base:>7.3f}x"
+        print(f"{row}  (check exit {code})")
     return 0
 
 
