@@ -11,8 +11,10 @@ call:
 * has its stdout and stderr captured (a learner's progress prints and warnings neither flood the feedback
   nor, on stderr, make nbgrader zero a correct cell).
 
-A failure raises :class:`CheckFailed` (an ``AssertionError``) whose message is at most three lines: the
-call, the expected value, what came back.
+A failure raises :class:`CheckFailed` (an ``AssertionError``) whose message is three lines: the call (and the
+rule at stake, when the case names one), the expected value, what came back (returned, raised or ran out of
+time). The judges that compare answers live here too, so that the notebooks' own examples
+(:func:`autograder.selfcheck.expect`) fail with the same three lines.
 """
 
 from __future__ import annotations
