@@ -410,12 +410,12 @@ def _merges_differ(items: list, expected: list) -> str:
     except Exception:
         return ""
     if len(items) < len(expected) and items == expected[: len(items)]:
-        return f" (the first {len(items)} merges are right; {len(expected)} were asked and possible)"
+        return f" (right, but {len(expected)} merges were asked and possible, not {len(items)})"
     if len(items) > len(expected) and items[: len(expected)] == expected:
         return f" (the first {len(expected)} merges are right, then no pair is left: stop early)"
     same = next(i for i, (a, b) in enumerate(zip(items, expected)) if a != b) if items and expected else 0
     if same:
-        return f" (the first {same} merge{'s are' if same > 1 else ' is'} right)"
+        return " (the first merge is right)" if same == 1 else f" (the first {same} merges are right)"
     return ""
 
 
