@@ -75,3 +75,15 @@ def test_a_function_that_ran_out_of_time_in_a_test_cell_fails_at_once_in_the_cel
         error = session.run("demo", "ids = merge([1, 2, 3], (1, 2), 9)")
     assert error == "TimeoutError: merge ran out of time in a test cell above, so it is not run again"
     forget_timeouts()
+
+
+def test_the_notebooks_check_cells_do_nothing_where_grading_runs_the_learners_code():
+    """The worker lets ``from autograder.selfcheck import check`` in and nothing else of the course."""
+    from autograder.judge import Session, worker_command
+
+    with Session(worker_command(2**30, 60, None), cell_timeout=60) as session:
+        assert session.run("check_merge", 'from autograder.selfcheck import check\n\ncheck("merge")') == ""
+        blocked = session.run("sneaky", "import autograder.checks")
+        also = session.run("sneakier", "from autograder.selfcheck import expect")
+    assert blocked == "ModuleNotFoundError: autograder.checks is not available while grading"
+    assert also.startswith("ImportError: cannot import name 'expect'")
