@@ -4,8 +4,9 @@ Commands:
 
 * ``release [--check] [ASSIGNMENT ...]``: regenerate ``notebooks/`` from ``solutions/``; with ``--check``,
   change nothing and exit 1 when ``notebooks/`` is stale.
-* ``check NOTEBOOK``: a learner's self-check. Grades the notebook as nbgrader would, hidden tests restored,
-  and prints each exercise with its points and failure messages. Exit 0 only for full marks.
+* ``check NOTEBOOK``: a learner's self-check. Scores the notebook as ``grade`` would, hidden tests restored,
+  and prints each exercise with its points and failure messages; seconds per endless loop, not minutes
+  (:mod:`autograder.fastcheck`; ``--kernel`` runs the whole of ``grade`` instead). Exit 0 only for full marks.
 * ``grade SUBMISSIONS --out DIR``: autograde a class (nbgrader's ``submitted/`` layout, or a folder of
   notebooks) into the course directory (its gradebook, ``autograded/``, ``feedback/``), as ``nbgrader autograde``
   and ``generate_feedback`` would; ``grades.csv``, ``exercise_grades.csv`` and ``report.html`` go into ``DIR``.
@@ -90,12 +91,16 @@ def cmd_check(args: argparse.Namespace) -> int:
     if assignment is None:
         raise CourseError(f"{path} is not a notebook of this course ({', '.join(known)}); pass --assignment")
     submission = grading.Submission("you", assignment, path)
-    print(f"Grading {path.name} as {assignment}, hidden tests included (a few seconds)...", flush=True)
     limits = _limits(args)
-    if not args.kernel:  # the score comes from the judge alone; the kernel would only add the cells' outputs
-        limits["LimitedExecute.enabled"] = False
-    with tempfile.TemporaryDirectory(prefix="bpe-check-") as tmp:
-        (result,) = grading.grade(root, [submission], Path(tmp), feedback=False, resume=False, limits=limits)
+    if args.kernel:  # the whole of grade: nbgrader's autograde, the notebook run in a kernel, then the judge
+        print(f"Grading {path.name} as {assignment} as `grade` does, in a kernel (a few seconds)...", flush=True)
+        with tempfile.TemporaryDirectory(prefix="bpe-check-") as tmp:
+            (result,) = grading.grade(root, [submission], Path(tmp), feedback=False, resume=False, limits=limits)
+    else:  # the same scores from the judge alone, without nbgrader's batch machinery
+        from . import fastcheck
+
+        print(f"Checking {path.name} as {assignment}, hidden tests included...", flush=True)
+        result = fastcheck.check_notebook(root, submission, overrides=limits)
     for line in result.solution_errors:
         print(f"  your solution cell {line}")
     _print_result(result)
@@ -311,7 +316,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--kernel",
         action="store_true",
-        help="also run the notebook in a Jupyter kernel first, as `grade` does (same score, a few seconds more)",
+        help="grade exactly as `grade` does, nbgrader and a Jupyter kernel included (same score, seconds more)",
     )
     _limit_options(p)
     p.set_defaults(func=cmd_check)

@@ -5,12 +5,16 @@ stops at the first one that goes wrong, so the failure it reports is the smalles
 call:
 
 * gets deep copies of its arguments, and the check fails if the function changed them;
-* runs under a time limit (``SIGALRM``, so an infinite loop costs ``time_limit`` seconds, not the cell);
+* runs under a time limit (``SIGALRM``, so an infinite loop costs ``time_limit`` seconds, not the cell), and a
+  function that ran out of time once is not called again: every later call of it, by any check or example of
+  the same notebook, fails at once and names the input of that first timeout;
 * has its stdout and stderr captured (a learner's progress prints and warnings neither flood the feedback
   nor, on stderr, make nbgrader zero a correct cell).
 
-A failure raises :class:`CheckFailed` (an ``AssertionError``) whose message is at most three lines: the
-call, the expected value, what came back.
+A failure raises :class:`CheckFailed` (an ``AssertionError``) whose message is three lines: the call (and the
+rule at stake, when the case names one), the expected value, what came back (returned, raised or ran out of
+time). The judges that compare answers live here too, so that the notebooks' own examples
+(:func:`autograder.selfcheck.expect`) fail with the same three lines.
 """
 
 from __future__ import annotations
@@ -21,7 +25,8 @@ import io
 import signal
 import threading
 import warnings
-from collections.abc import Callable, Iterable, Sequence
+import weakref
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -50,8 +55,25 @@ def show(value: Any, _depth: int = 0) -> str:
     return text if len(text) <= _MAX_TEXT else text[: _MAX_TEXT - 3] + "..."
 
 
+class Described:
+    """An expected value given by a description, shown as it is (``expected: a merge table on which ...``)."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def __repr__(self) -> str:
+        return self.text
+
+    def __deepcopy__(self, memo: dict) -> Described:
+        return self
+
+
 class CheckFailed(AssertionError):
     """A learner's function gave a wrong answer; the message names the input, the expected and the returned value."""
+
+    def _render_traceback_(self) -> list[str]:
+        """What IPython shows for it in a notebook: the message alone, not the frames of the checking code."""
+        return [f"{type(self).__name__}: {self}", *getattr(self, "__notes__", [])]
 
 
 class CallTimeout(Exception):
@@ -60,7 +82,11 @@ class CallTimeout(Exception):
 
 @dataclass(frozen=True, eq=False)
 class Case:
-    """One input of a check: the positional arguments and, optionally, a note shown on failure."""
+    """One input of a check: the positional arguments and, optionally, a note shown on failure.
+
+    ``size`` orders the cases (smallest first, so the first failure is the smallest failing input): the checks
+    set it to the number of words, symbols and merges of the input (see :func:`autograder.cases.size`).
+    """
 
     args: tuple[Any, ...]
     note: str = ""
@@ -98,15 +124,82 @@ class _Sink(io.TextIOBase):
 
 @dataclass
 class Outcome:
-    """What one call did: its return value or the exception it raised, and whether it timed out."""
+    """What one call did: its return value or the exception it raised, and whether it timed out.
+
+    ``earlier``: the function had already run out of time on another input and was not called; that first
+    call's text and expected value.
+    """
 
     value: Any = None
     error: BaseException | None = None
     timed_out: bool = False
+    earlier: tuple[str, str] | None = None
 
 
-def call(fn: Callable[..., Any], args: Sequence[Any], time_limit: float = DEFAULT_TIME_LIMIT) -> Outcome:
-    """Call ``fn(*args)`` with a time limit, stdout/stderr and warnings swallowed, and any exception caught."""
+# A function that ran out of time once, by its owner: the learner's function object itself, or, for a function
+# that runs elsewhere (the judge's remote functions), the session it runs in (``_session``), so that the record
+# lasts as long as the notebook's code and no longer. A learner who redefines the function starts afresh.
+_TIMED_OUT: weakref.WeakKeyDictionary[Any, dict[str, tuple[str, str]]] = weakref.WeakKeyDictionary()
+
+
+def _owner(fn: Callable[..., Any]) -> tuple[Any, str] | None:
+    owner = getattr(fn, "_session", None) or fn
+    try:
+        weakref.ref(owner)
+    except TypeError:  # a built-in: no record
+        return None
+    return owner, str(getattr(fn, "__name__", "?"))
+
+
+def timed_out_before(fn: Callable[..., Any]) -> tuple[str, str] | None:
+    """The call text and expected value of ``fn``'s first timeout, or ``None`` if it never ran out of time."""
+    key = _owner(fn)
+    return _TIMED_OUT.get(key[0], {}).get(key[1]) if key else None
+
+
+def timed_out_in(owner: Any) -> list[str]:
+    """The names of the functions of ``owner`` (a judge's session) that ran out of time."""
+    try:
+        return list(_TIMED_OUT.get(owner, {}))
+    except TypeError:
+        return []
+
+
+def _record_timeout(fn: Callable[..., Any], call_text: str, expected: Any) -> None:
+    key = _owner(fn)
+    if key is not None:
+        _TIMED_OUT.setdefault(key[0], {}).setdefault(key[1], (call_text, show(expected)))
+
+
+def forget_timeouts() -> None:
+    """Forget every recorded timeout (tests; a learner redefining a function needs nothing of the sort)."""
+    _TIMED_OUT.clear()
+
+
+def call(
+    fn: Callable[..., Any],
+    args: Sequence[Any],
+    time_limit: float = DEFAULT_TIME_LIMIT,
+    *,
+    name: str | None = None,
+    expected: Any = None,
+) -> Outcome:
+    """Call ``fn(*args)`` with a time limit, stdout/stderr and warnings swallowed, and any exception caught.
+
+    With ``name``, a timeout is recorded (``name(*args)`` and ``expected``), and a function that timed out
+    before is not called: the outcome is a timeout whose ``earlier`` names that first call.
+    """
+    if name is not None:
+        earlier = timed_out_before(fn)
+        if earlier is not None:
+            return Outcome(timed_out=True, earlier=earlier)
+    outcome = _call(fn, args, time_limit)
+    if outcome.timed_out and name is not None:
+        _record_timeout(fn, format_call(name, args), expected)
+    return outcome
+
+
+def _call(fn: Callable[..., Any], args: Sequence[Any], time_limit: float) -> Outcome:
     sink = _Sink()
     try:
         with (
@@ -126,12 +219,69 @@ def call(fn: Callable[..., Any], args: Sequence[Any], time_limit: float = DEFAUL
 
 
 def format_call(name: str, args: Sequence[Any]) -> str:
+    """``name(arg, ...)`` with each argument shown by :func:`show`."""
     return f"{name}({', '.join(show(a) for a in args)})"
 
 
-def fail(call_text: str, expected: Any, returned: str, note: str = "") -> CheckFailed:
-    lines = [call_text + (f"  # {note}" if note else ""), f"  expected: {show(expected)}", f"  {returned}"]
+def fail(call_text: str, expected: Any, returned: str, note: str = "", *, shown: bool = False) -> CheckFailed:
+    """The three-line failure: the call (and the convention at stake, after ``  # ``), expected, returned.
+
+    ``shown``: ``expected`` is already text made by :func:`show`.
+    """
+    lines = [
+        call_text + (f"  # {note}" if note else ""),
+        f"  expected: {expected if shown else show(expected)}",
+        f"  {returned}",
+    ]
     return CheckFailed("\n".join(lines))
+
+
+def timeout_reason(time_limit: float, earlier: bool) -> str:
+    if earlier:
+        return "returned: nothing in time on this input (an endless loop?), so it is not called again here"
+    return f"returned: nothing within {time_limit:g} s (an endless loop?)"
+
+
+def error_reason(err: BaseException) -> str:
+    message = str(err).splitlines()[0] if str(err) else ""
+    return f"raised: {type(err).__name__}" + (f": {message[:100]}" if message else "")
+
+
+def verdict(
+    name: str,
+    args: Sequence[Any],
+    given: Sequence[Any],
+    outcome: Outcome,
+    expected: Any,
+    judge: Callable[[Any, Any, tuple[Any, ...]], str | None],
+    note: str = "",
+    time_limit: float = DEFAULT_TIME_LIMIT,
+    check_mutation: bool = True,
+) -> CheckFailed | None:
+    """The failure of one call (``args`` as they were, ``given`` as the function left them), or ``None``."""
+    text = format_call(name, args)
+    if outcome.earlier is not None:
+        first, shown = outcome.earlier
+        return fail(first, shown, timeout_reason(time_limit, True), shown=True)  # the note was for another call
+    if outcome.timed_out:
+        return fail(text, expected, timeout_reason(time_limit, False), note)
+    if outcome.error is not None:
+        failure = fail(text, expected, error_reason(outcome.error), note)
+        for line in getattr(outcome.error, "__notes__", []):  # where in the learner's cells it was raised
+            failure.add_note(line)
+        return failure
+    if check_mutation:
+        for index, (before, after) in enumerate(zip(args, given)):
+            if not same(before, after):
+                return fail(
+                    text,
+                    expected,
+                    f"returned: {show(outcome.value)}, and changed argument {index + 1} to {show(after)}"
+                    " (build a new object instead)",
+                    "inputs must not change",
+                )
+    reason = judge(outcome.value, expected, tuple(given))
+    return None if reason is None else fail(text, expected, reason, note)
 
 
 def run_cases(
@@ -160,40 +310,25 @@ def run_cases(
         The number of cases run (all passed).
 
     Raises:
-        TypeError: ``fn`` is not callable. CheckFailed: the first wrong answer.
+        CheckFailed: the first wrong answer (a ``fn`` that is not a function fails its first call).
     """
     __tracebackhide__ = True  # IPython hides this frame: the learner sees only the message
-    if not callable(fn):
-        raise CheckFailed(f"{name} is not a function: got {show(fn)}")
     unique = {repr(c.args): c for c in reversed(list(cases))}  # first listing wins
     ordered = sorted(unique.values(), key=lambda c: (c.size, repr(c.args)))
+    earlier = timed_out_before(fn)
+    if earlier is not None:  # out of time before, in this notebook: not called again
+        raise fail(earlier[0], earlier[1], timeout_reason(time_limit, True), shown=True)
     for case in ordered:
         expected = expected_of(*copy.deepcopy(case.args))
         given = copy.deepcopy(case.args)
-        outcome = call(fn, given, time_limit)
-        text = format_call(name, case.args)
-        if outcome.timed_out:
-            raise fail(text, expected, f"returned: nothing within {time_limit:g} s (an endless loop?)", case.note)
-        if outcome.error is not None:
-            err = outcome.error
-            message = str(err).splitlines()[0] if str(err) else ""
-            reason = f"raised: {type(err).__name__}" + (f": {message[:100]}" if message else "")
-            raise fail(text, expected, reason, case.note)
-        if check_mutation:
-            for index, (before, after) in enumerate(zip(case.args, given)):
-                if not _same(before, after):
-                    raise CheckFailed(
-                        f"{text}  # {case.note or 'inputs must not change'}\n"
-                        f"  changed its argument {index + 1}: it was {show(before)}, now {show(after)}\n"
-                        "  build and return a new object instead"
-                    )
-        reason = judge(outcome.value, expected, given)
-        if reason is not None:
-            raise fail(text, expected, reason, case.note)
+        outcome = call(fn, given, time_limit, name=name, expected=expected)
+        failure = verdict(name, case.args, given, outcome, expected, judge, case.note, time_limit, check_mutation)
+        if failure is not None:
+            raise failure
     return len(ordered)
 
 
-def _same(a: Any, b: Any) -> bool:
+def same(a: Any, b: Any) -> bool:
     """Equal, and equal in order for dicts (a mutation may reorder without changing ``==``)."""
     try:
         if isinstance(a, dict) and isinstance(b, dict):
@@ -201,3 +336,118 @@ def _same(a: Any, b: Any) -> bool:
         return type(a) is type(b) and a == b
     except Exception:
         return False
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# judges: is a returned value right? None if so, else "returned: ..." with a short reason
+# ---------------------------------------------------------------------------------------------------------------
+
+Judge = Callable[[Any, Any, tuple], "str | None"]
+
+
+def _returned_an_argument(returned: Any, args: tuple) -> bool:
+    return any(returned is a for a in args if isinstance(a, (list, dict)))
+
+
+def judge_mapping(order: bool = False, fresh: bool = False) -> Judge:
+    """A judge of a returned dict: equal to the expected one (any ``Mapping`` is a dict).
+
+    ``order``: the keys must also come in the expected order (order of first occurrence).
+    ``fresh``: returning one of the arguments itself is wrong (a new dict is asked).
+    """
+
+    def judge(returned: Any, expected: Mapping, args: tuple) -> str | None:
+        if not isinstance(returned, Mapping):
+            return f"returned: {show(returned)} (a {type(returned).__name__}, not a dict)"
+        if fresh and _returned_an_argument(returned, args):
+            return "returned: the dict it was given, changed or not (build and return a new dict)"
+        try:
+            items = [(k, returned[k]) for k in returned]
+        except Exception as exc:  # a broken mapping subclass
+            return f"returned: a dict that cannot be read ({type(exc).__name__})"
+        if dict(items) != dict(expected):
+            return f"returned: {show(dict(items))}"
+        if order and [k for k, _ in items] != list(expected):
+            return f"returned: {show(dict(items))} (right counts, keys not in order of first occurrence)"
+        return None
+
+    return judge
+
+
+def as_pair(value: Any) -> Any:
+    """``[a, b]`` as ``(a, b)``; anything else unchanged (a learner may return pairs as lists)."""
+    if isinstance(value, (list, tuple)) and len(value) == 2:
+        return tuple(value)
+    return value
+
+
+def judge_sequence(of_pairs: bool = False, fresh: bool = True) -> Judge:
+    """A judge of a returned list (a tuple is accepted): equal item by item to the expected one.
+
+    ``of_pairs``: items are pairs, and a pair given as a list counts. ``fresh``: returning the list it was given
+    is wrong (a new list is asked).
+    """
+
+    def judge(returned: Any, expected: Sequence, args: tuple) -> str | None:
+        if isinstance(returned, (str, bytes)) or not isinstance(returned, (list, tuple)):
+            return f"returned: {show(returned)} (a {type(returned).__name__}, not a list)"
+        if fresh and _returned_an_argument(returned, args):
+            return f"returned: {show(returned)}, the list it was given itself (return a new list)"
+        items = [as_pair(x) for x in returned] if of_pairs else list(returned)
+        if items != list(expected):
+            why = _merges_differ(items, list(expected)) if of_pairs else _symbols_differ(items, list(expected))
+            return f"returned: {show(items)}{why}"
+        return None
+
+    return judge
+
+
+def _merges_differ(items: list, expected: list) -> str:
+    """How a list of merges differs from the expected one, read off the two lists (so the cause named is real)."""
+    try:
+        if sorted(map(repr, items)) == sorted(map(repr, expected)):
+            return " (the right merges, in another order)"
+    except Exception:
+        return ""
+    if len(items) < len(expected) and items == expected[: len(items)]:
+        return f" (right, but {len(expected)} merges were asked and possible, not {len(items)})"
+    if len(items) > len(expected) and items[: len(expected)] == expected:
+        return f" (the first {len(expected)} merges are right, then no pair is left: stop early)"
+    same = next(i for i, (a, b) in enumerate(zip(items, expected)) if a != b) if items and expected else 0
+    if same:
+        return " (the first merge is right)" if same == 1 else f" (the first {same} merges are right)"
+    return ""
+
+
+def _symbols_differ(items: list, expected: list) -> str:
+    """What a wrong list of symbols gets wrong about the end-of-word marker, when that is it."""
+    marker = "</w>"
+    if not all(isinstance(x, str) for x in items) or not all(isinstance(x, str) for x in expected):
+        return ""
+    if "".join(items) == "".join(expected) + marker:
+        return " (no end-of-word marker here: start from the characters only)"
+    if "".join(items) + marker == "".join(expected):
+        return ' (start from get_word_symbols(word): the characters, then "</w>")'
+    return ""
+
+
+def judge_pair(returned: Any, expected: tuple, args: tuple) -> str | None:
+    """A judge of a returned pair (a list of two is accepted)."""
+    if as_pair(returned) != expected:
+        return f"returned: {show(returned)}"
+    return None
+
+
+def judge_for(expected: Any, *, ordered: bool = False) -> Judge:
+    """The judge for an expected value of this type: a dict, a list (of pairs or of symbols), a pair, or ``==``."""
+    if isinstance(expected, dict):
+        return judge_mapping(order=ordered, fresh=True)
+    if isinstance(expected, list):
+        return judge_sequence(of_pairs=any(isinstance(x, tuple) for x in expected))
+    if isinstance(expected, tuple) and len(expected) == 2:
+        return judge_pair
+
+    def judge(returned: Any, wanted: Any, args: tuple) -> str | None:
+        return None if type(returned) is type(wanted) and returned == wanted else f"returned: {show(returned)}"
+
+    return judge

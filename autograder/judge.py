@@ -42,6 +42,7 @@ from nbgrader.preprocessors import NbGraderPreprocessor
 from traitlets import Bool, Float, List, Unicode
 
 from .doctor import python_of
+from .harness import timed_out_in
 from .judge_worker import Unreadable, encode
 from .limits import (
     KEPT_ENVIRONMENT,
@@ -274,8 +275,9 @@ class Session:
         """Run one cell of the submission (magics do nothing); returns ``""`` or ``"Type: message"`` of what it
         raised."""
         cell = {"id": cell_id, "source": python_of(source)}
+        timed_out = sorted(timed_out_in(self))  # a function that looped in a test cell does not loop here again
         try:
-            reply = self._request({"op": "run", "cells": [cell]}, self.cell_timeout)
+            reply = self._request({"op": "run", "cells": [cell], "timed_out": timed_out}, self.cell_timeout)
         except _WorkerTimeout:
             return f"TimeoutError: the cell ran longer than {self.cell_timeout:g} s"
         except ProcessDied:

@@ -335,3 +335,10 @@ def test_ordinary_corpora_have_no_late_ties_and_enough_pairs():
             words, merges = case.args
             rounds = bpe_ref.train_trace(words, merges, tie_break, marker=marker)
             assert len(rounds) == merges and not any(r.tied for r in rounds[1:])
+
+
+@pytest.mark.parametrize("fixed, tie_break, marker", [("LEARN_BPE_FIXED", "smallest", False)])
+def test_basic_fixed_cases_never_run_out_of_pairs(fixed, tie_break, marker):
+    for case in getattr(checks, fixed)["basic"]:
+        words, merges = case.args
+        assert len(bpe_ref.train_trace(words, merges, tie_break, marker=marker)) == merges, case.args

@@ -82,7 +82,7 @@ def test_check_gives_zero_on_the_release_notebook(course_root, capsys, monkeypat
     monkeypatch.chdir(course_root)
     assert main(["check", RELEASE]) == 1
     out = capsys.readouterr().out
-    assert "0 / 8 points" in out and out.count("          NotImplementedError") == 4
+    assert "0 / 8 points" in out and out.count("            raised: NotImplementedError") == 4
     assert "line 4 of your cell merge: raise NotImplementedError()" in out  # where, in the learner's own cell
 
 

@@ -1,8 +1,9 @@
 """``python -m tests.mutants``: grade every mutant and correct alternative through nbgrader and print the table.
 
 Options: ``--jobs N`` (default 2), ``--out DIR`` (default: a temporary folder), ``--in-process`` (no nbgrader:
-seconds instead of minutes), ``--only STUDENT ...`` (e.g. ``m-merge-no-skip m-encode-by-rank``). Exit status 0 when
-every rule holds (see :mod:`tests.mutants.harness`).
+seconds instead of minutes), ``--only STUDENT ...`` (e.g. ``m-merge-no-skip m-encode-by-rank``),
+``--seeds S ...``: judge in process under each seed (as ``BPE_COURSE_SEED=S``) and with the fixed cases alone, and
+print the table mutants x seeds. Exit status 0 when every rule holds (see :mod:`tests.mutants.harness`).
 """
 
 from __future__ import annotations
@@ -37,7 +38,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=None)
     parser.add_argument("--in-process", action="store_true", help="judge in process only, without nbgrader")
     parser.add_argument("--only", nargs="+", default=None, metavar="STUDENT")
+    parser.add_argument("--seeds", nargs="+", type=int, default=None, metavar="SEED")
     args = parser.parse_args(argv)
+    if args.seeds:
+        matrix = harness.run_matrix([harness.FIXED, *args.seeds], only=args.only)
+        print(matrix.text())
+        return 0 if matrix.ok else 1
     with tempfile.TemporaryDirectory(prefix="mutants-") as scratch, _stdout_to_stderr():
         out = args.out or Path(scratch)
         report = harness.run(out, jobs=args.jobs, only=args.only, nbgrader=not args.in_process)

@@ -142,3 +142,76 @@ def merge(ids, pair, new_id):
 """,
     },
 }
+
+# ---------------------------------------------------------------------------------------------------------------
+# One mutant per rule the notebook's text states (each sentence of a contract or a convention), so that the fixed
+# cases of the checks, which catch every one of them whatever the seed, are seen to cover the whole text.
+# ---------------------------------------------------------------------------------------------------------------
+
+MUTANTS["get_pair_counts"].update(
+    {
+        # "ids: a list of integer ids. Do not change it." Consumes the list while counting.
+        "mutates-input": """
+def get_pair_counts(ids):
+    counts = {}
+    while len(ids) > 1:
+        pair = (ids[0], ids[1])
+        counts[pair] = counts.get(pair, 0) + 1
+        ids.pop(0)
+    return counts
+""",
+        # "Returns a dict": returns the (pair, count) items as a list.
+        "returns-list": """
+def get_pair_counts(ids):
+    counts = {}
+    for pair in zip(ids, ids[1:]):
+        counts[pair] = counts.get(pair, 0) + 1
+    return list(counts.items())
+""",
+        # "A list of length 0 or 1 has no pairs: return {}": returns None for a short list.
+        "short-none": """
+def get_pair_counts(ids):
+    if len(ids) < 2:
+        return None
+    counts = {}
+    for pair in zip(ids, ids[1:]):
+        counts[pair] = counts.get(pair, 0) + 1
+    return counts
+""",
+    }
+)
+
+MUTANTS["merge"].update(
+    {
+        # "A list of length 0 or 1 comes back as a copy": returns the list itself.
+        "short-returns-input": """
+def merge(ids, pair, new_id):
+    if len(ids) < 2:
+        return ids
+    out, i = [], 0
+    while i < len(ids):
+        if i + 1 < len(ids) and ids[i] == pair[0] and ids[i + 1] == pair[1]:
+            out.append(new_id)
+            i += 2
+        else:
+            out.append(ids[i])
+            i += 1
+    return out
+""",
+        # "Returns a new list": returns the list itself when the pair does not occur.
+        "no-match-returns-input": """
+def merge(ids, pair, new_id):
+    if tuple(pair) not in zip(ids, ids[1:]):
+        return ids
+    out, i = [], 0
+    while i < len(ids):
+        if i + 1 < len(ids) and ids[i] == pair[0] and ids[i + 1] == pair[1]:
+            out.append(new_id)
+            i += 2
+        else:
+            out.append(ids[i])
+            i += 1
+    return out
+""",
+    }
+)

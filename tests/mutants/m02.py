@@ -366,3 +366,132 @@ def train_bpe(word_freqs, num_merges):
 """,
     },
 }
+
+# ---------------------------------------------------------------------------------------------------------------
+# One mutant per rule the notebook's text states (each sentence of a contract or a convention), so that the fixed
+# cases of the checks, which catch every one of them whatever the seed, are seen to cover the whole text.
+# ---------------------------------------------------------------------------------------------------------------
+
+MUTANTS["count_pairs"].update(
+    {
+        # "vocab ... Do not change it." Empties the vocab while counting.
+        "mutates-input": """
+def count_pairs(vocab):
+    counts = {}
+    while vocab:
+        symbols, count = vocab.popitem()
+        for pair in zip(symbols, symbols[1:]):
+            counts[pair] = counts.get(pair, 0) + count
+    return counts
+""",
+        # "Returns a new dict that maps every pair (a, b) of neighbouring symbols": joined strings as keys.
+        "joined-keys": """
+def count_pairs(vocab):
+    counts = {}
+    for symbols, count in vocab.items():
+        for a, b in zip(symbols, symbols[1:]):
+            counts[a + b] = counts.get(a + b, 0) + count
+    return counts
+""",
+    }
+)
+
+MUTANTS["merge_vocab"].update(
+    {
+        # "Returns a new dict": the vocab itself when no word holds the pair.
+        "no-match-returns-input": """
+def merge_vocab(pair, vocab):
+    if not any(tuple(pair) in zip(w, w[1:]) for w in vocab):
+        return vocab
+    out = {}
+    for symbols, count in vocab.items():
+        merged, i = [], 0
+        while i < len(symbols):
+            if i + 1 < len(symbols) and (symbols[i], symbols[i + 1]) == tuple(pair):
+                merged.append(symbols[i] + symbols[i + 1])
+                i += 2
+            else:
+                merged.append(symbols[i])
+                i += 1
+        out[tuple(merged)] = out.get(tuple(merged), 0) + count
+    return out
+""",
+        # "The marker is one symbol ... It takes part in pairs like any other symbol": never merges "</w>".
+        "marker-never-merged": """
+def merge_vocab(pair, vocab):
+    out = {}
+    for symbols, count in vocab.items():
+        merged, i = [], 0
+        while i < len(symbols):
+            if (i + 1 < len(symbols) and (symbols[i], symbols[i + 1]) == tuple(pair)
+                    and "</w>" not in pair):
+                merged.append(symbols[i] + symbols[i + 1])
+                i += 2
+            else:
+                merged.append(symbols[i])
+                i += 1
+        out[tuple(merged)] = out.get(tuple(merged), 0) + count
+    return out
+""",
+        # "Words without the pair are copied as they are": they are left out.
+        "drops-untouched-words": """
+def merge_vocab(pair, vocab):
+    out = {}
+    for symbols, count in vocab.items():
+        if tuple(pair) not in zip(symbols, symbols[1:]):
+            continue
+        merged, i = [], 0
+        while i < len(symbols):
+            if i + 1 < len(symbols) and (symbols[i], symbols[i + 1]) == tuple(pair):
+                merged.append(symbols[i] + symbols[i + 1])
+                i += 2
+            else:
+                merged.append(symbols[i])
+                i += 1
+        out[tuple(merged)] = out.get(tuple(merged), 0) + count
+    return out
+""",
+    }
+)
+
+MUTANTS["train_bpe"].update(
+    {
+        # "count the pairs of the current vocab (afresh every round)": counts once, before the loop.
+        "counts-once": """
+def train_bpe(word_freqs, num_merges):
+    vocab = {get_word_symbols(word): count for word, count in word_freqs.items()}
+    counts = count_pairs(vocab)
+    merges = []
+    for _ in range(num_merges):
+        if not counts:
+            break
+        best = max(counts, key=lambda p: (counts[p], p))
+        merges.append(best)
+        del counts[best]
+        vocab = merge_vocab(best, vocab)
+    return merges
+""",
+        # "Return the list of merges, in the order they were learned": sorted.
+        "sorted-result": _trainer().replace("    return merges\n", "    return sorted(merges)\n"),
+        # "word_freqs ... do not change it": removes the words that became one symbol.
+        "mutates-input": """
+def train_bpe(word_freqs, num_merges):
+    for word in list(word_freqs):  # reuses the caller's dict as the vocab
+        word_freqs[get_word_symbols(word)] = word_freqs.pop(word)
+    vocab = word_freqs
+    merges = []
+    for _ in range(num_merges):
+        counts = count_pairs(vocab)
+        if not counts:
+            break
+        best = max(counts, key=lambda p: (counts[p], p))
+        merges.append(best)
+        vocab = merge_vocab(best, vocab)
+    return merges
+""",
+        # "Longer is not larger": at equal counts the pair with the longer joined symbol wins.
+        "longer-wins": _trainer(best="max(counts, key=lambda p: (counts[p], len(p[0] + p[1]), p))"),
+        # "the most frequent pair": the least frequent one.
+        "least-frequent": _trainer(best="min(counts, key=lambda p: (counts[p], p))"),
+    }
+)

@@ -384,3 +384,138 @@ def bpe_train(word_freqs, num_merges):
 """,
     },
 }
+
+# ---------------------------------------------------------------------------------------------------------------
+# One mutant per rule the notebook's text states (each sentence of a contract or a convention), so that the fixed
+# cases of the checks, which catch every one of them whatever the seed, are seen to cover the whole text.
+# ---------------------------------------------------------------------------------------------------------------
+
+_BEST = """
+def best_pair(pair_counts, tie_break):
+    if tie_break == "largest":
+        return max(pair_counts, key=lambda p: (pair_counts[p], LARGEST))
+    if tie_break == "smallest":
+        return min(pair_counts, key=lambda p: (-pair_counts[p], SMALLEST))
+    return FIRST
+"""
+
+
+def _best(largest: str = "p", smallest: str = "p", first: str = "max(pair_counts, key=pair_counts.get)") -> str:
+    return _BEST.replace("LARGEST", largest).replace("SMALLEST", smallest).replace("FIRST", first)
+
+
+_MARKER_LAST = 'tuple("~" if s == "</w>" else s for s in p)'
+
+MUTANTS["best_pair"].update(
+    {
+        # "pair_counts ... Do not change it": removes the pair it returns.
+        "mutates-input": """
+def best_pair(pair_counts, tie_break):
+    if tie_break == "largest":
+        best = max(pair_counts, key=lambda p: (pair_counts[p], p))
+    elif tie_break == "smallest":
+        best = min(pair_counts, key=lambda p: (-pair_counts[p], p))
+    else:
+        best = max(pair_counts, key=pair_counts.get)
+    del pair_counts[best]  # "used up"
+    return best
+""",
+        # "the first key among those with the highest count, which is not always the first key of the dict".
+        "first-key-of-dict": _best(first="next(iter(pair_counts))"),
+        # "Code-point order ... capitals before small letters": compares case-insensitively.
+        "ignores-case": _best(largest="(p[0].lower(), p[1].lower()), p", smallest="(p[0].lower(), p[1].lower()), p"),
+        # '"</w>" sorts before letters': treats the marker as sorting after every letter.
+        "marker-sorts-last": _best(largest=_MARKER_LAST, smallest=_MARKER_LAST),
+        # "a pair with the highest count": the count is not looked at for "largest" and "smallest".
+        "pair-before-count": """
+def best_pair(pair_counts, tie_break):
+    if tie_break == "largest":
+        return max(pair_counts, key=lambda p: (p, pair_counts[p]))
+    if tie_break == "smallest":
+        return min(pair_counts, key=lambda p: (p, -pair_counts[p]))
+    return max(pair_counts, key=pair_counts.get)
+""",
+    }
+)
+
+MUTANTS["learn_bpe"].update(
+    {
+        # "No end-of-word marker": starts from the characters and "</w>".
+        "with-marker": _learn(symbols='tuple(key) + ("</w>",)'),
+        # "Every adjacent pair of every word counts, overlaps included": skips past a pair of equal symbols.
+        "no-overlap-counts": _learn().replace(
+            "            for pair in zip(symbols, symbols[1:]):\n"
+            "                counts[pair] = counts.get(pair, 0) + count",
+            "            i = 0\n            while i < len(symbols) - 1:\n"
+            "                pair = (symbols[i], symbols[i + 1])\n"
+            "                counts[pair] = counts.get(pair, 0) + count\n"
+            "                i += 2 if symbols[i] == symbols[i + 1] else 1",
+        ),
+        # "Pairs never cross from one word into the next": the last symbol of a word pairs with the next word.
+        "across-words": _learn().replace(
+            "        for symbols, count in corpus.items():\n            for pair in zip(symbols, symbols[1:]):",
+            "        previous = ()\n        for symbols, count in corpus.items():\n"
+            "            symbols, previous = previous[-1:] + symbols, symbols\n"
+            "            for pair in zip(symbols, symbols[1:]):",
+        ),
+        # "Merge ... skip both positions (so a a a with (a, a) becomes aa a)": does not skip.
+        "merge-no-skip": _learn().replace("                i += 2\n", "                i += 1\n"),
+        # "Then count again from the merged words": counts once, before the loop.
+        "counts-once": """
+def learn_bpe(word_counts, merges):
+    corpus = {tuple(word): count for word, count in word_counts.items()}
+    counts = {}
+    for symbols, count in corpus.items():
+        for pair in zip(symbols, symbols[1:]):
+            counts[pair] = counts.get(pair, 0) + count
+    rules = []
+    for _ in range(merges):
+        if not counts:
+            break
+        pair = min(counts, key=lambda p: (-counts[p], p))
+        rules.append(pair)
+        del counts[pair]
+    return rules
+""",
+        # "Stop early when no word has two symbols left": never stops early.
+        "no-early-stop": _MERGE_ALL.format(name="merge_learned")
+        + _NO_EARLY_STOP.format(
+            name="learn_bpe",
+            args="word_counts, merges",
+            symbols="tuple(key)",
+            words="word_counts",
+            rounds="merges",
+            tie="smallest",
+            helper="merge_learned",
+        ),
+        # "word_counts ... Do not change it": deletes the words that became one symbol.
+        "mutates-input": _learn().replace(
+            "        corpus = merge_learned(corpus, pair)\n",
+            "        corpus = merge_learned(corpus, pair)\n"
+            "        for word in list(word_counts):\n"
+            "            if (word,) in corpus:\n"
+            "                del word_counts[word]\n",
+        ),
+    }
+)
+
+MUTANTS["bpe_train"].update(
+    {
+        # "Counts ... as in learn_bpe" (weighted by the word's count): every word counts once.
+        "unweighted": _train(weight="1"),
+        # "Merge ... skip both positions" (as in learn_bpe): does not skip.
+        "merge-no-skip": _train().replace("                i += 2\n", "                i += 1\n"),
+        # "word_freqs ... Do not change it": deletes the words that became one symbol.
+        "mutates-input": _train().replace(
+            "        corpus = merge_split(corpus, pair)\n",
+            "        corpus = merge_split(corpus, pair)\n"
+            "        for key in list(word_freqs):\n"
+            "            if (key.replace(' ', ''),) in corpus:\n"
+            "                del word_freqs[key]\n",
+        ),
+        # Two keys that become the same symbols after a merge add their counts: the last one's count wins.
+        "overwrites-equal-words": _train().replace(
+            "merged[tuple(out)] = merged.get(tuple(out), 0) + count", "merged[tuple(out)] = count"
+        ),
+    }
+)

@@ -218,3 +218,123 @@ def disagreeing_merges(word):
 """,
     },
 }
+
+# ---------------------------------------------------------------------------------------------------------------
+# One mutant per rule the notebook's text states (each sentence of a contract or a convention), so that the fixed
+# cases of the checks, which catch every one of them whatever the seed, are seen to cover the whole text.
+# ---------------------------------------------------------------------------------------------------------------
+
+_BY_RANK_APPLY = _BY_RANK.replace("START", "list(get_word_symbols(word))")
+_REPLAY = (
+    _MERGE_EVERYWHERE
+    + """
+
+def encode(word, rules):
+    symbols = START
+    for rule in RULES:
+        symbols = merge_everywhere(symbols, tuple(rule))
+    return symbols
+"""
+)
+
+
+def _replay(start: str = "list(word)", rules: str = "rules") -> str:
+    return _REPLAY.replace("START", start).replace("RULES", rules)
+
+
+MUTANTS["apply_bpe"].update(
+    {
+        # "Symbols are characters (Python code points): "é" is one symbol": splits accents off (NFD).
+        "decomposes-accents": "import unicodedata\n"
+        + _BY_RANK_APPLY.replace(
+            "list(get_word_symbols(word))", 'list(get_word_symbols(unicodedata.normalize("NFD", word)))'
+        ),
+        # "... and so is a space": drops spaces.
+        "drops-spaces": _BY_RANK_APPLY.replace(
+            "list(get_word_symbols(word))", 'list(get_word_symbols(word.replace(" ", "")))'
+        ),
+        # "apply_bpe starts from get_word_symbols(word)": no marker.
+        "no-marker": _BY_RANK.replace("START", "list(word)"),
+        # "Merging a pair everywhere works as merge in assignment 01 ... skip both positions": no skip.
+        "merge-no-skip": _BY_RANK_APPLY.replace("            i += 2\n", "            i += 1\n"),
+        # "Do not change merges": removes the duplicates of the caller's table, in place.
+        "mutates-table": _BY_RANK_APPLY.replace(
+            "    ranks = {}\n", "    merges[:] = list(dict.fromkeys(map(tuple, merges)))\n    ranks = {}\n"
+        ),
+        # "A pair that is not in the table is never merged, even if its joined symbol would be a good token":
+        # looks merges up by their joined string.
+        "joined-lookup": """
+def apply_bpe(word, merges):
+    ranks = {}
+    for i, (a, b) in enumerate(merges):
+        ranks.setdefault(a + b, i)
+    symbols = list(get_word_symbols(word))
+    while True:
+        joined = [(ranks[a + b], a, b) for a, b in zip(symbols, symbols[1:]) if a + b in ranks]
+        if not joined:
+            return symbols
+        _, a, b = min(joined)
+        symbols = merge_everywhere(symbols, (a, b))
+""".replace("def apply_bpe", _MERGE_EVERYWHERE + "\n\ndef apply_bpe"),
+        # "The tables may be empty": an empty table gives the word as one piece.
+        "empty-table-whole-word": _BY_RANK_APPLY.replace(
+            "    ranks = {}\n", '    if not merges:\n        return [word, "</w>"]\n    ranks = {}\n'
+        ),
+    }
+)
+
+MUTANTS["encode"].update(
+    {
+        # "a rule listed twice simply gets two turns": dict.fromkeys keeps one turn per rule.
+        "skips-repeats": _replay(rules="dict.fromkeys(map(tuple, rules))"),
+        # "(left to right, skipping both symbols at a match)": no skip.
+        "merge-no-skip": _replay().replace("            i += 2\n", "            i += 1\n"),
+        # "Do not change rules": pops the rules as it replays them.
+        "mutates-rules": _MERGE_EVERYWHERE
+        + """
+
+def encode(word, rules):
+    symbols = list(word)
+    while rules:
+        symbols = merge_everywhere(symbols, tuple(rules.pop(0)))
+    return symbols
+""",
+        # "Symbols are characters ... and so is a space": drops spaces.
+        "drops-spaces": _replay(start='list(word.replace(" ", ""))'),
+        # "Symbols are characters (Python code points)": splits accents off (NFD).
+        "decomposes-accents": "import unicodedata\n" + _replay(start='list(unicodedata.normalize("NFD", word))'),
+        # "a rule that finds nothing to merge is passed over and never comes back": replays the table until
+        # nothing changes.
+        "replays-until-stable": _MERGE_EVERYWHERE
+        + """
+
+def encode(word, rules):
+    symbols = list(word)
+    while True:
+        before = symbols
+        for rule in rules:
+            symbols = merge_everywhere(symbols, tuple(rule))
+        if symbols == before:
+            return symbols
+""",
+    }
+)
+
+MUTANTS["disagreeing_merges"].update(
+    {
+        # "Returns a merge table: a list of (str, str) pairs of non-empty strings": an empty symbol in the table.
+        "empty-symbol": """
+def disagreeing_merges(word):
+    first = (word[0], word[1])
+    after, i = [], 0
+    while i < len(word):
+        if i + 1 < len(word) and (word[i], word[i + 1]) == first:
+            after.append(word[i] + word[i + 1])
+            i += 2
+        else:
+            after.append(word[i])
+            i += 1
+    return [(after[0], after[1]), first, ("", word[-1])]
+""",
+    }
+)

@@ -68,13 +68,18 @@ def test_message_rule():
     assert harness.message_problem(hidden, "merge([5, 5, 5], (5, 5), 7)") is None
     assert "smallest" in harness.message_problem(hidden, "merge([5, 5], (5, 5), 7)")
     changed = (
-        "CheckFailed: merge([5, 5], (5, 5), 7)  # inputs must not change\n"
-        "  changed its argument 1: it was [5, 5], now [7]\n  build and return a new object instead"
+        "CheckFailed: merge([5, 5], (5, 5), 7)  # inputs must not change\n  expected: [7]\n"
+        "  returned: [7], and changed argument 1 to [7] (build a new object instead)"
     )
     assert harness.message_problem(changed, "merge([5, 5], (5, 5), 7)") is None
     assert harness.message_problem(hidden.replace("\n  returned", "\n\n  returned"), None) is not None
-    assert harness.message_problem("AssertionError: merge([5, 5, 5], (5, 5), 7) returned [7, 7]", None) is None
-    assert harness.message_problem("AssertionError: two\nlines", None) is not None
+    example = hidden.replace("CheckFailed", "ExampleFailed")
+    assert harness.message_problem(example, "merge([5, 5], (5, 5), 7)") is None  # an example names its own call
+    assert harness.message_problem(example.replace("  expected: [7, 5]\n", ""), None) is not None
+    plain = "AssertionError: merge([5, 5, 5], (5, 5), 7) returned [7, 7]"
+    assert harness.message_problem(plain, None) is not None
+    assert harness.message_problem(plain, None, "01_pair_counts_and_merge") is not None
+    assert harness.message_problem(plain, None, next(iter(harness.PLAIN_ASSERTS))) is None
     assert harness.message_problem("ValueError: max() arg is an empty sequence", None) is not None
 
 
@@ -89,3 +94,29 @@ def test_through_nbgrader_every_mutant_is_killed_and_no_correct_answer_loses_a_p
     assert [r.variant.name for r in correct if r.lost > 0] == []  # false-fail rate 0 %
     assert report.regraded >= len(ASSIGNMENTS)
     assert report.problems == [], report.text()
+
+
+def test_the_fixed_cases_alone_kill_every_mutant_and_fail_no_correct_answer():
+    """Every rule the notebooks state is a fixed case: with every generated input dropped, nothing changes."""
+    matrix = harness.run_matrix([harness.FIXED])
+    assert matrix.ok, matrix.text()
+    assert all(lost[harness.FIXED] > 0 for v, lost in matrix.rows.items() if v.kind == "mutant")
+
+
+def test_a_setting_changes_the_generated_inputs_and_restores_them():
+    from autograder import cases
+
+    before = [repr(c.args) for c in cases.merge_cases("overlaps")]
+    with harness.setting(7):
+        seven = [repr(c.args) for c in cases.merge_cases("overlaps")]
+    with harness.setting(harness.FIXED):
+        fixed = [repr(c.args) for c in cases.merge_cases("overlaps")]
+    assert seven != before and set(fixed) < set(before) and set(fixed) < set(seven)
+    assert [repr(c.args) for c in cases.merge_cases("overlaps")] == before
+
+
+@pytest.mark.slow
+def test_under_five_seeds_every_mutant_is_killed_and_no_correct_answer_loses_a_point():
+    matrix = harness.run_matrix([harness.FIXED, 1, 2, 3, 4, 5])
+    print(matrix.text())
+    assert matrix.ok, matrix.text()

@@ -1,0 +1,140 @@
+"""``check``'s engine: score one notebook as ``grade`` would, without nbgrader's batch machinery.
+
+``grade`` builds an nbgrader course (a gradebook made from the source notebooks, ``autograde`` with its
+converters, the database) so that a whole class is graded, recorded and given feedback. A learner's self-check
+needs none of that; it needs the score and the messages. Here the submission is repaired as for ``grade``
+(:func:`autograder.doctor.examine`), its locked cells are put back as the source notebook has them (what
+nbgrader's ``OverwriteCells`` does), and the test cells are judged as ``grade``'s :class:`autograder.judge.JudgeTests`
+judges them: the student's code in the same sandboxed worker, the hidden tests from the source notebook, the same
+checks. A test cell scores its points when it ends without an error (nbgrader's rule for code cells), so the
+scores are ``grade``'s.
+
+What differs, on purpose: time. ``check`` gives a submission's cells seconds where ``grade`` gives minutes
+(:data:`CHECK_TIMEOUTS`): an endless loop costs the learner a few seconds, not the course's cell timeout.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import nbformat
+
+from . import doctor, grading
+from .course import load_config
+from .judge import Session, judge_cells, worker_command
+from .limits import LimitedKernelManager, bubblewrap, package_dirs, sandbox_argv
+
+CHECK_TIMEOUTS = {"call_timeout": 3.0, "cell_timeout": 3.0, "notebook_timeout": 60.0}
+"""Seconds for ``check``: per call in a test cell's own lines, per cell of the submission, for the whole notebook."""
+
+
+def _source_notebook(course_root: Path, assignment: str) -> Path:
+    return course_root / "solutions" / assignment / f"{assignment}.ipynb"
+
+
+def _meta(cell: Any) -> dict:
+    return cell.get("metadata", {}).get("nbgrader", {})
+
+
+def kernel_limits(course_root: Path, overrides: dict | None = None) -> dict[str, Any]:
+    """The grading kernel's ``memory_limit``, ``cpu_limit``, ``sandbox`` and ``hidden_paths``, as ``grade`` uses them.
+
+    ``overrides``: ``{"LimitedKernelManager.memory_limit": ...}`` and the like (the CLI's options).
+    """
+    configured = load_config(course_root).LimitedKernelManager
+    traits = LimitedKernelManager.class_traits()
+    out = {}
+    for name in ("memory_limit", "cpu_limit", "sandbox", "hidden_paths"):
+        out[name] = (overrides or {}).get(f"LimitedKernelManager.{name}", configured.get(name, traits[name].default()))
+    return out
+
+
+def check_notebook(
+    course_root: Path,
+    submission: grading.Submission,
+    *,
+    overrides: dict | None = None,
+    timeouts: dict[str, float] | None = None,
+) -> grading.Result:
+    """Score ``submission`` as ``grade`` would; the result has its cells, messages and solution errors.
+
+    Args:
+        course_root: the course directory.
+        submission: the notebook and its assignment.
+        overrides: nbgrader config overrides (``LimitedKernelManager.*``, ``JudgeTests.*``).
+        timeouts: ``call_timeout``, ``cell_timeout``, ``notebook_timeout`` in seconds (default
+            :data:`CHECK_TIMEOUTS`; a ``JudgeTests.cell_timeout`` override sets the cell's).
+
+    Returns:
+        A :class:`autograder.grading.Result`; ``error`` is set when the notebook cannot be read.
+
+    Example:
+        >>> check_notebook(root, grading.Submission("you", "01_pair_counts_and_merge", path)).score  # doctest: +SKIP
+        8.0
+    """
+    overrides = dict(overrides or {})
+    timeouts = {**CHECK_TIMEOUTS, **(timeouts or {})}
+    if "JudgeTests.cell_timeout" in overrides:
+        timeouts["cell_timeout"] = float(overrides["JudgeTests.cell_timeout"])
+    source_path = _source_notebook(course_root, submission.assignment)
+    result = grading.Result(submission, possible=grading.max_points(course_root, submission.assignment))
+    nb, problems = doctor.examine(submission.path, source_path, f"{submission.assignment}.ipynb")
+    result.problems = [str(p) for p in problems]
+    if nb is None:
+        result.error = "; ".join(p.text for p in problems if p.kind == "fatal")
+        return result
+    source = {_meta(c).get("grade_id"): c for c in nbformat.read(source_path, 4).cells if _meta(c)}
+    tests: dict[str, str] = {}
+    for grade_id, cell in source.items():
+        meta = _meta(cell)
+        if meta.get("grade") and not meta.get("solution") and cell.cell_type == "code":
+            tests[grade_id] = cell.source
+    for cell in nb.cells:  # nbgrader's OverwriteCells: locked and test cells as the source notebook has them
+        original = source.get(_meta(cell).get("grade_id"))
+        if original is not None and (_meta(original).get("locked") or _meta(original).get("grade")):
+            if not _meta(original).get("solution"):
+                cell.source, cell.cell_type = original.source, original.cell_type
+    limits = kernel_limits(course_root, overrides)
+    workdir = Path(tempfile.mkdtemp(prefix="bpe-check-"))
+    try:
+        paths = grading._sandbox_paths(course_root, workdir, [submission])
+        hidden_paths = [*limits["hidden_paths"], *paths["LimitedKernelManager.hidden_paths"]]
+        bwrap = None if limits["sandbox"] == "off" else bubblewrap()
+        if bwrap is None and limits["sandbox"] == "bwrap":
+            raise RuntimeError("sandbox = 'bwrap' but bubblewrap is missing or cannot run (apt-get install bubblewrap)")
+        with Session([], **timeouts) as session:
+            hidden = [*hidden_paths, *package_dirs(installed=True), *paths["JudgeTests.worker_hidden_paths"]]
+            prefix = sandbox_argv(bwrap, session.workdir, hidden) if bwrap else None
+            session.command = worker_command(limits["memory_limit"], limits["cpu_limit"], prefix)
+            outputs = judge_cells(nb.cells, tests, session)
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+    exercise_of = grading.exercises(course_root, submission.assignment)
+    for index, cell in enumerate(nb.cells):
+        cell.outputs = outputs.get(index, []) if cell.get("cell_type") == "code" else []
+        meta = _meta(cell)
+        grade_id = meta.get("grade_id")
+        if grade_id in tests:
+            points = float(_meta(source[grade_id]).get("points", 0))
+            failed = any(  # nbgrader's determine_grade: an error or anything on stderr scores nothing
+                o.get("output_type") == "error" or (o.get("output_type") == "stream" and o.get("name") == "stderr")
+                for o in cell.outputs
+            )
+            result.cells.append(
+                grading.CellResult(
+                    grade_id,
+                    0.0 if failed else points,
+                    points,
+                    grading._error_message(cell),
+                    exercise_of.get(grade_id, grade_id),
+                    grading._where(cell),
+                )
+            )
+        elif meta.get("solution") and cell.get("cell_type") == "code":
+            message = grading._error_message(cell)
+            if message and not message.startswith("NotImplementedError"):
+                result.solution_errors.append(f"{grade_id}: {message.splitlines()[0][:200]}")
+    return result

@@ -1,0 +1,142 @@
+"""Benchmark the learner's self-check against running the notebook, in one run, as ratios.
+
+For each notebook (the solution notebook of each assignment by default), median of R runs:
+
+* ``nbconvert``: ``jupyter nbconvert --to notebook --execute`` of the notebook, the baseline (what "run all" costs);
+* ``check``: ``python -m autograder check NOTEBOOK`` (the CLI, start-up included), and its ratio to the baseline;
+* ``in-notebook``: every ``check("...")`` of the notebook in one live Python process (the kernel's work once the
+  notebook's functions are defined), first call and again, and its ratio to the baseline.
+
+Wall times count the other jobs of a shared machine; the ``cpu`` columns (user + system seconds of the command, or of
+the in-notebook checks) are what the same work takes on a quiet one, and the load average is printed first.
+
+Then an endless loop: the release notebook of 01 with a ``merge`` that never returns, through ``check`` and through
+``nbconvert --execute`` with the course's cell timeout (``Execute.timeout`` of nbgrader_config.py, 120 s, which is
+what a kernel-based run needs to get past the loop). Usage::
+
+    python benchmarks/bench_check.py            # 4 notebooks, 3 runs, the endless loop (about 5 minutes)
+    python benchmarks/bench_check.py --runs 1 --notebooks 01_pair_counts_and_merge --no-loop
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+import nbformat  # noqa: E402
+
+from autograder import harness, sample_class, selfcheck  # noqa: E402
+from autograder.course import assignments  # noqa: E402
+
+ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
+LOOP_TIMEOUT = 120  # nbgrader_config.py: c.Execute.timeout
+
+
+CPU: list[float] = []  # CPU seconds (user + system) of the last command run: what its wall time is on a quiet machine
+
+
+def _wall(command: list[str], timeout: float | None = None) -> tuple[float, int]:
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    done = subprocess.run(command, cwd=ROOT, env=ENV, capture_output=True, timeout=timeout)
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    CPU.append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
+    return wall, done.returncode
+
+
+def nbconvert(path: Path, cell_timeout: int | None = None) -> float:
+    command = [sys.executable, "-m", "jupyter", "nbconvert", "--to", "notebook", "--execute", "--stdout", str(path)]
+    if cell_timeout is not None:
+        command += [f"--ExecutePreprocessor.timeout={cell_timeout}", "--allow-errors"]
+    return _wall(command)[0]
+
+
+def check_cli(path: Path) -> tuple[float, int]:
+    return _wall([sys.executable, "-m", "autograder", "check", str(path)])
+
+
+def in_notebook(path: Path) -> tuple[float, float]:
+    """CPU seconds for every check("...") cell of the notebook in this process: the first time, then again."""
+    nb = nbformat.read(path, 4)
+    namespace: dict = {"__name__": "__main__"}
+    names = []
+    for cell in nb.cells:
+        meta = cell.metadata.get("nbgrader", {})
+        if cell.cell_type == "code" and (meta.get("solution") or meta.get("grade_id", "").startswith("given")):
+            with contextlib.redirect_stdout(io.StringIO()):
+                exec(cell.source, namespace)
+        if meta.get("grade_id", "").startswith("check_"):
+            names.append(meta["grade_id"][len("check_") :])
+    times = []
+    for _ in range(2):
+        start = time.process_time()
+        with contextlib.redirect_stdout(io.StringIO()):
+            for name in names:
+                selfcheck.check(name, namespace[name])
+        times.append(time.process_time() - start)
+    return times[0], times[1]
+
+
+def endless_loop_notebook(folder: Path) -> Path:
+    assignment = "01_pair_counts_and_merge"
+    release = nbformat.read(ROOT / "notebooks" / assignment / f"{assignment}.ipynb", 4)
+    answers = {
+        "get_pair_counts": sample_class.students()[assignment]["correct-loops"]["get_pair_counts"],
+        "merge": "def merge(ids, pair, new_id):\n    while True:\n        pass\n",
+    }
+    path = folder / f"{assignment}.ipynb"
+    nbformat.write(sample_class.fill(release, answers), path)
+    return path
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--notebooks", nargs="+", default=None, metavar="ASSIGNMENT")
+    parser.add_argument("--no-loop", action="store_true", help="skip the endless-loop notebook")
+    args = parser.parse_args(argv)
+    chosen = args.notebooks or assignments(ROOT)
+    print(f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs; median of {args.runs} runs\n")
+    head = f"{'notebook':<26}{'nbconvert':>10}{'cpu':>7}{'check':>8}{'cpu':>7}{'ratio':>7}"
+    head += f"{'in-notebook cpu':>17}{'again':>7}"
+    print(head)
+    for assignment in chosen:
+        path = ROOT / "solutions" / assignment / f"{assignment}.ipynb"
+        base = statistics.median(nbconvert(path) for _ in range(args.runs))
+        base_cpu = statistics.median(CPU[-args.runs :])
+        cli = statistics.median(check_cli(path)[0] for _ in range(args.runs))
+        cli_cpu = statistics.median(CPU[-args.runs :])
+        harness.forget_timeouts()
+        first, again = in_notebook(path)
+        print(
+            f"{assignment:<26}{base:>9.2f}s{base_cpu:>6.2f}s{cli:>7.2f}s{cli_cpu:>6.2f}s{cli / base:>6.2f}x"
+            f"{first:>16.2f}s{again:>6.2f}s"
+        )
+    if not args.no_loop:
+        with tempfile.TemporaryDirectory() as tmp:
+            path = endless_loop_notebook(Path(tmp))
+            cli, code = check_cli(path)
+            loop_cpu = CPU[-1]
+            base = nbconvert(path, LOOP_TIMEOUT)
+        print(f"\nendless loop in merge (01): nbconvert --execute with the course's {LOOP_TIMEOUT} s cell timeout")
+        print(f"{'notebook':<26}{'nbconvert':>10}{'check':>8}{'cpu':>7}{'ratio':>8}")
+        row = f"{'01 merge loops forever':<26}{base:>9.2f}s{cli:>7.2f}s{loop_cpu:>6.2f}s{cli / base:>7.3f}x"
+        print(f"{row}  (check exit {code})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
