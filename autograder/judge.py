@@ -41,16 +41,10 @@ from nbgrader.api import Gradebook
 from nbgrader.preprocessors import NbGraderPreprocessor
 from traitlets import Bool, Float, List, Unicode
 
+from . import cases, sandbox
 from .doctor import python_of
 from .judge_worker import Unreadable, encode
-from .limits import (
-    KEPT_ENVIRONMENT,
-    LimitedKernelManager,
-    bubblewrap,
-    limited_command,
-    package_dirs,
-    sandbox_argv,
-)
+from .limits import KEPT_ENVIRONMENT, Cgroup, LimitedKernelManager, joined_command, limited_command
 
 WORKER_SOURCE = (Path(__file__).with_name("judge_worker.py")).read_text(encoding="utf-8")
 MAX_REPLY_BYTES = 4 * 1024**2
@@ -234,11 +228,15 @@ class Session:
         self.workdir = tempfile.mkdtemp(prefix="bpe-judge-")
         self.loaded: list[dict] = []  # cells that ran to the end (with or without an error): replayed on restart
         self.worker: Worker | None = None
+        self.cgroup: Cgroup | None = None  # every process of the worker, when the machine allows it
 
     def close(self) -> None:
         if self.worker is not None:
             self.worker.kill()
             self.worker = None
+        if self.cgroup is not None:
+            self.cgroup.close()
+            self.cgroup = None
         shutil.rmtree(self.workdir, ignore_errors=True)
 
     def __enter__(self) -> Session:
@@ -264,6 +262,8 @@ class Session:
             if self.worker is not None:
                 self.worker.kill()
                 self.worker = None
+            if self.cgroup is not None:
+                self.cgroup.kill_all()  # what it started in sessions of their own
             raise
 
     def run(self, cell_id: str, source: str) -> str:
@@ -535,31 +535,39 @@ def judge_cells(cells: list[NotebookNode], tests: Mapping[str, str], session: Se
     return results
 
 
-def worker_command(memory: int, cpu: int, sandbox: list[str] | None) -> list[str]:
-    """The argv that starts a worker: ``sandbox`` (a ``bwrap`` prefix, or ``None``), limits, ``python -I -c``
-    (isolated mode: no user site, no ``PYTHONPATH``, not the working folder; installed packages such as numpy stay
-    importable, and the sandbox hides every installed copy of the course's own packages)."""
-    command = limited_command([sys.executable, "-I", "-c", WORKER_SOURCE], memory, cpu)
-    return [*(sandbox or []), *command]
+def worker_command(
+    memory: int, cpu: int, prefix: list[str] | None, *, processes: int = 0, cgroup: Cgroup | None = None
+) -> list[str]:
+    """The argv that starts a worker: in ``cgroup`` (if any), ``prefix`` (a ``bwrap`` argv from
+    :func:`autograder.sandbox.sandbox_argv`, or ``None``), limits, ``python -I -c`` (isolated mode: no user site, no
+    ``PYTHONPATH``, not the working folder; installed packages such as numpy stay importable, and the sandbox
+    shows none of the course's own packages)."""
+    command = limited_command([sys.executable, "-I", "-c", WORKER_SOURCE], memory, cpu, processes=processes)
+    return joined_command([*(prefix or []), *command], cgroup)
 
 
 class JudgeTests(NbGraderPreprocessor):
     """nbgrader preprocessor: score every test cell with :func:`judge_cells` (see the module's docstring).
 
     Test cells and their sources come from the gradebook (the instructor's version), not from the
-    submission. The worker gets the grading kernel's limits and sandbox (``LimitedKernelManager``'s
-    ``memory_limit``, ``cpu_limit``, ``sandbox`` and ``hidden_paths``), and also cannot see the course's
-    packages. When the kernel did not run the notebook (``LimitedExecute.enabled = False``, as in ``check``),
-    the other cells get the worker's errors as their outputs.
+    submission. The worker gets the grading kernel's limits and sandbox mode (``LimitedKernelManager``'s
+    ``memory_limit``, ``cpu_limit``, ``process_limit`` and ``sandbox``: without bubblewrap, ``required`` refuses to
+    run it), in a cgroup of its own where the machine allows it, and it cannot import the course's packages. The
+    hidden checks draw their generated inputs from a seed private to the course and the student
+    (:func:`autograder.cases.student_seed`). When the kernel did not run the notebook (``LimitedExecute.enabled =
+    False``, as in ``check``), the other cells get the worker's errors as their outputs.
     """
 
     enabled = Bool(True, help="judge test cells outside the kernel").tag(config=True)
     call_timeout = Float(10.0, help="seconds per call of a student function in a test cell").tag(config=True)
     cell_timeout = Float(120.0, help="seconds per cell of the submission").tag(config=True)
     notebook_timeout = Float(600.0, help="seconds for all of a notebook's cells and tests").tag(config=True)
-    worker_hidden_paths = List(
-        Unicode(), [], help="paths hidden from the worker besides the kernel's (`grade` adds the course folder)"
+    secret_file = Unicode(
+        "", help="the course's secret for the hidden checks' inputs (default: .course_secret in the course folder)"
     ).tag(config=True)
+    worker_hidden_paths = List(Unicode(), [], help="ignored: the sandbox is an allowlist (kept for old configs)").tag(
+        config=True
+    )
 
     def preprocess(self, nb: NotebookNode, resources: dict) -> tuple[NotebookNode, dict]:
         if not self.enabled:
@@ -571,19 +579,25 @@ class JudgeTests(NbGraderPreprocessor):
             tests = {c.name: c.source for c in notebook.source_cells if c.name in graded and c.cell_type == "code"}
             tests = {name: source for name, source in tests.items() if name not in _solution_ids(notebook)}
         limits = self._kernel_limits()
-        bwrap = None if limits["sandbox"] == "off" else bubblewrap()
-        if bwrap is None and limits["sandbox"] == "bwrap":
-            raise RuntimeError("sandbox = 'bwrap' but bubblewrap is missing or cannot run (apt-get install bubblewrap)")
+        bwrap = sandbox.resolve(limits["sandbox"])  # SandboxUnavailable: fail closed
+        secret = cases.course_secret(self.secret_file or None)
         with Session(
             [],
             call_timeout=self.call_timeout,
             cell_timeout=self.cell_timeout,
             notebook_timeout=self.notebook_timeout,
         ) as session:
-            hidden = [*limits["hidden_paths"], *package_dirs(installed=True), *self.worker_hidden_paths]
-            prefix = sandbox_argv(bwrap, session.workdir, hidden) if bwrap else None
-            session.command = worker_command(limits["memory_limit"], limits["cpu_limit"], prefix)
-            for index, outputs in judge_cells(nb.cells, tests, session).items():
+            files = tempfile.mkdtemp(dir=session.workdir)
+            sandbox.private_copy((resources.get("metadata") or {}).get("path") or None, files)
+            prefix = sandbox.sandbox_argv(bwrap, files_from=files) if bwrap else None
+            session.cgroup = Cgroup.create(limits["memory_limit"], limits["process_limit"])
+            session.command = worker_command(
+                limits["memory_limit"], limits["cpu_limit"], prefix, processes=limits["process_limit"],
+                cgroup=session.cgroup,
+            )  # fmt: skip
+            with cases.student_seed(secret, str(info.get("student", ""))):
+                judged = judge_cells(nb.cells, tests, session)
+            for index, outputs in judged.items():
                 cell = nb.cells[index]
                 ran_in_kernel = cell.get("execution_count") is not None or cell.outputs
                 if cell.metadata.get("nbgrader", {}).get("grade_id") in tests or not ran_in_kernel:
@@ -596,10 +610,10 @@ class JudgeTests(NbGraderPreprocessor):
         return nb, resources
 
     def _kernel_limits(self) -> dict[str, Any]:
-        """The grading kernel's ``memory_limit``, ``cpu_limit``, ``sandbox`` and ``hidden_paths`` (its config)."""
+        """The grading kernel's ``memory_limit``, ``cpu_limit``, ``process_limit`` and ``sandbox`` (its config)."""
         configured = self.config.LimitedKernelManager
         traits = LimitedKernelManager.class_traits()
-        names = ("memory_limit", "cpu_limit", "sandbox", "hidden_paths")
+        names = ("memory_limit", "cpu_limit", "process_limit", "sandbox")
         return {name: configured.get(name, traits[name].default_value) for name in names}
 
 
