@@ -602,6 +602,8 @@ class JudgeTests(NbGraderPreprocessor):
                 ran_in_kernel = cell.get("execution_count") is not None or cell.outputs
                 if cell.metadata.get("nbgrader", {}).get("grade_id") in tests or not ran_in_kernel:
                     cell.outputs = outputs  # other cells keep the kernel's outputs, when it ran them
+                elif _instructors(cell):
+                    pass  # a locked cell of the course (a chart): what it does for grading is not the student's
                 elif outputs and not any(o.get("output_type") == "error" for o in cell.outputs):
                     # fine in the kernel, not where it is graded (a module the worker cannot import...): say so
                     for output in outputs:
@@ -615,6 +617,12 @@ class JudgeTests(NbGraderPreprocessor):
         traits = LimitedKernelManager.class_traits()
         names = ("memory_limit", "cpu_limit", "process_limit", "sandbox")
         return {name: configured.get(name, traits[name].default_value) for name in names}
+
+
+def _instructors(cell: NotebookNode) -> bool:
+    """A locked cell of the course that is neither a solution nor a test (a chart, a demo)."""
+    meta = cell.get("metadata", {}).get("nbgrader", {})
+    return bool(meta.get("locked")) and not meta.get("solution") and not meta.get("grade")
 
 
 def _solution_ids(notebook: Any) -> set[str]:
