@@ -28,6 +28,8 @@ sys.modules.setdefault("rfc3987_syntax", None)  # type: ignore[arg-type]
 from . import grading, release, sample_class  # noqa: E402
 from .course import CourseError, find_course_root  # noqa: E402
 from .limits import parse_size, sandbox_status  # noqa: E402
+from .sandbox import SandboxUnavailable  # noqa: E402
+from .sandbox import resolve as resolve_sandbox  # noqa: E402
 
 
 def _course(args: argparse.Namespace) -> Path:
@@ -85,7 +87,8 @@ def cmd_check(args: argparse.Namespace) -> int:
         raise CourseError(f"{path} is not a notebook of this course ({', '.join(known)}); pass --assignment")
     submission = grading.Submission("you", assignment, path)
     print(f"Grading {path.name} as {assignment}, hidden tests included (a few seconds)...", flush=True)
-    limits = _limits(args)
+    limits = {"LimitedKernelManager.sandbox": "auto", **_limits(args)}  # your own notebook: isolation if available
+    print(sandbox_status(limits["LimitedKernelManager.sandbox"]))
     if not args.kernel:  # the score comes from the judge alone; the kernel would only add the cells' outputs
         limits["LimitedExecute.enabled"] = False
     with tempfile.TemporaryDirectory(prefix="bpe-check-") as tmp:
@@ -105,7 +108,9 @@ def cmd_grade(args: argparse.Namespace) -> int:
         index, count = args.shard
         submissions = submissions[index - 1 :: count]
     out = Path(args.out)
-    print(sandbox_status(_limits(args).get("LimitedKernelManager.sandbox") or _configured_sandbox(root)))
+    mode = _limits(args).get("LimitedKernelManager.sandbox") or _configured_sandbox(root)
+    print(sandbox_status(mode))
+    resolve_sandbox(mode)  # grading for marks: refuse without isolation unless --sandbox off
     results = grading.grade(
         root,
         submissions,
@@ -125,7 +130,7 @@ def cmd_grade(args: argparse.Namespace) -> int:
 def _configured_sandbox(root: Path) -> str:
     from .course import load_config
 
-    return load_config(root).LimitedKernelManager.get("sandbox", "auto")
+    return load_config(root).LimitedKernelManager.get("sandbox", "required")
 
 
 def _limits(args: argparse.Namespace) -> dict:
@@ -204,8 +209,15 @@ def cmd_demo(args: argparse.Namespace) -> int:
         shutil.rmtree(submitted)
     sample_class.build(root, submitted)
     submissions = grading.find_submissions(submitted, root)
+    print(sandbox_status("auto"))  # the bundled class: isolation if available
     results = grading.grade(
-        root, submissions, out, jobs=args.jobs, resume=False, progress=_progress("grading the sample class")
+        root,
+        submissions,
+        out,
+        jobs=args.jobs,
+        resume=False,
+        progress=_progress("grading the sample class"),
+        limits={"LimitedKernelManager.sandbox": "auto"},
     )
     _summary(results, out)
     return 0
@@ -217,7 +229,10 @@ def _limit_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--output-limit", type=_size, help="output bytes kept per cell, e.g. 1M (default: nbgrader_config)")
     p.add_argument("--cell-timeout", type=int, help="seconds a cell may run (default: nbgrader_config)")
     p.add_argument(
-        "--sandbox", choices=["auto", "bwrap", "off"], help="run student code in bubblewrap (default: nbgrader_config)"
+        "--sandbox",
+        choices=["required", "bwrap", "auto", "off"],
+        help="isolate student code with bubblewrap: required (grade's default: refuse without it), auto (if it works: "
+        "check's default), off (no isolation; say so only when the grader is isolated otherwise)",
     )
 
 
@@ -271,6 +286,6 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return args.func(args)
-    except CourseError as exc:
+    except (CourseError, SandboxUnavailable) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
