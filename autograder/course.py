@@ -130,6 +130,11 @@ class Workspace:
         ]
         # Feedback HTML shows what student code printed: no script or active HTML from it reaches a browser.
         config.HTMLExporter.sanitize_html = True
+        config.GenerateFeedback.preprocessors = [
+            "nbgrader.preprocessors.GetGrades",
+            "nbconvert.preprocessors.CSSHTMLHeaderPreprocessor",
+            "autograder.sanitize.SanitizeFeedback",  # nbgrader's feedback template passes HTML through
+        ]
         for key, value in self.overrides.items():  # e.g. {"LimitedKernelManager.memory_limit": 2**30}
             section, name = key.split(".")
             setattr(config[section], name, value)

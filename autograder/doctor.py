@@ -162,6 +162,7 @@ def _bound(nb, problems: list[Problem]) -> None:
             size = _size(cell.attachments)
             if attachment_bytes + size > MAX_ATTACHMENT_BYTES:
                 del cell["attachments"]
+                cell.source = cell.source.replace("attachment:", "dropped-attachment:")  # no dangling reference
                 text = f"cell {number}: attachments of {size:,} bytes dropped (too large)"
                 problems.append(Problem("repaired", text))
             else:
@@ -198,7 +199,11 @@ def _repair_cells(nb, source, problems: list[Problem]) -> None:
             wanted = _meta(source_cells[grade_id])
             changed = [k for k in FLAGS if _meta(cell).get(k) != wanted.get(k)]
             if changed:
-                cell.metadata["nbgrader"].update({k: copy.deepcopy(wanted.get(k)) for k in changed})
+                for key in changed:
+                    if key in wanted:
+                        cell.metadata["nbgrader"][key] = copy.deepcopy(wanted[key])
+                    else:
+                        cell.metadata["nbgrader"].pop(key, None)
                 text = f"cell {grade_id!r} had its nbgrader {', '.join(changed)} changed: restored"
                 problems.append(Problem("repaired", text))
     for grade_id, count in seen.items():

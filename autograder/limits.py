@@ -29,7 +29,7 @@ from typing import Any
 
 from jupyter_client.manager import AsyncKernelManager
 from jupyter_core.utils import ensure_async, run_sync
-from nbclient.exceptions import DeadKernelError
+from nbclient.exceptions import CellTimeoutError, DeadKernelError
 from nbformat.notebooknode import NotebookNode
 from nbgrader.preprocessors import Execute
 from traitlets import Bool, Integer, List, Unicode
@@ -468,16 +468,16 @@ class LimitedExecute(Execute):
             return cell
         try:
             return await super().async_execute_cell(cell, cell_index, execution_count, store_history)
-        except DeadKernelError:
+        except (DeadKernelError, CellTimeoutError) as exc:
+            # a dead kernel, or one that neither answered nor finished its output in time (it ignores SIGINT, it
+            # floods its output channel): this cell fails, the kernel is restarted, the rest is graded
             self._restarts = getattr(self, "_restarts", 0) + 1
-            cell.outputs.append(
-                NotebookNode(
-                    output_type="error",
-                    ename="KernelDied",
-                    evalue="the kernel stopped while running this cell (os._exit, a crash, or a resource limit)",
-                    traceback=["KernelDied: the kernel stopped while running this cell"],
-                )
-            )
+            if isinstance(exc, DeadKernelError):
+                cell.outputs.append(_note("KernelDied", "the kernel stopped while running this cell (os._exit, a "
+                                          "crash, or a resource limit)"))  # fmt: skip
+            else:
+                cell.outputs.append(_note("CellTimeout", "the cell did not finish in time (or its output did not "
+                                          "stop); the kernel was restarted"))  # fmt: skip
             if self._restarts > self.max_kernel_restarts:
                 self._dead = True  # the cells below are not run; the judge still scores the test cells
                 return cell
@@ -485,6 +485,9 @@ class LimitedExecute(Execute):
             return cell
 
     execute_cell = run_sync(async_execute_cell)
+
+    def _cgroup_of_kernel(self) -> Cgroup | None:
+        return getattr(self.km, "_cgroup", None)
 
     def _time_left(self) -> float | None:
         """Seconds left of the notebook's budget (``None``: no budget)."""
@@ -499,6 +502,8 @@ class LimitedExecute(Execute):
         return max(1, int(min(timeout or left, left)))
 
     async def _restart_and_replay(self, cell_index: int) -> None:
+        if self._cgroup_of_kernel() is not None:
+            self._cgroup_of_kernel().kill_all()  # what the old kernel left running
         await self.km.restart_kernel(now=True)
         await ensure_async(self.kc.wait_for_ready(timeout=self.startup_timeout))
         for index, earlier in enumerate(self.nb.cells[:cell_index]):
@@ -507,8 +512,8 @@ class LimitedExecute(Execute):
                 scratch.outputs = []
                 try:
                     await super().async_execute_cell(scratch, index, store_history=False)
-                except DeadKernelError:
-                    return  # an earlier cell kills it again: the rest will fail on their own
+                except (DeadKernelError, CellTimeoutError):
+                    return  # an earlier cell kills or stalls it again: the rest will fail on their own
 
     def process_message(self, msg: dict, cell: NotebookNode, cell_index: int):
         msg_type = msg.get("msg_type", "")

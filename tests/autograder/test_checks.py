@@ -1,7 +1,6 @@
 """The hidden checks: correct code in any style passes, typical mistakes fail with a short, exact message."""
 
 import copy
-import os
 from collections import Counter, defaultdict
 
 import pytest
