@@ -505,7 +505,10 @@ class LimitedExecute(Execute):
         if self._cgroup_of_kernel() is not None:
             self._cgroup_of_kernel().kill_all()  # what the old kernel left running
         await self.km.restart_kernel(now=True)
-        await ensure_async(self.kc.wait_for_ready(timeout=self.startup_timeout))
+        # a fresh client: the old one's sockets may have been cut off (a message over MAX_MESSAGE_BYTES)
+        with contextlib.suppress(Exception):
+            self.kc.stop_channels()
+        await self.async_start_new_kernel_client()
         for index, earlier in enumerate(self.nb.cells[:cell_index]):
             if earlier.cell_type == "code" and earlier.source.strip():
                 scratch = NotebookNode(copy.deepcopy(dict(earlier)))

@@ -15,6 +15,7 @@ from typing import Any
 import bleach
 from nbconvert.preprocessors import Preprocessor
 from nbformat.notebooknode import NotebookNode
+from traitlets import Bool
 
 TAGS = frozenset(
     {"a", "abbr", "b", "blockquote", "br", "code", "dd", "del", "details", "div", "dl", "dt", "em", "h1", "h2",
@@ -57,6 +58,8 @@ def _text(value: Any) -> str:
 class SanitizeFeedback(Preprocessor):
     """nbconvert preprocessor: clean markdown cells, raw cells and HTML outputs with :func:`clean_html`; drop
     active output types (:data:`ACTIVE_TYPES`), keeping a plain-text view when there is one."""
+
+    enabled = Bool(True, help="clean the submission's HTML before the feedback page is made").tag(config=True)
 
     def preprocess_cell(self, cell: NotebookNode, resources: dict, index: int) -> tuple[NotebookNode, dict]:
         if cell.cell_type in ("markdown", "raw"):
