@@ -28,7 +28,7 @@ import time
 from typing import Any
 
 from jupyter_client.manager import AsyncKernelManager
-from jupyter_core.utils import ensure_async, run_sync
+from jupyter_core.utils import run_sync
 from nbclient.exceptions import CellTimeoutError, DeadKernelError
 from nbformat.notebooknode import NotebookNode
 from nbgrader.preprocessors import Execute
