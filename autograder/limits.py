@@ -386,8 +386,11 @@ class LimitedExecute(Execute):
         # writes, and nothing it leaves is copied.
         if not getattr(self, "_scratch", None):
             self._scratch = tempfile.mkdtemp(prefix="bpe-run-")
-            sandbox.private_copy(kwargs.get("cwd") or None, self._scratch)
+            folder = kwargs.get("cwd") or (self.resources or {}).get("metadata", {}).get("path")
+            sandbox.private_copy(folder or None, self._scratch)
         kwargs["cwd"] = self._scratch
+        if isinstance(self.km, LimitedKernelManager):
+            self.km.files_from = self._scratch
         # the kernel's own chatter ("To connect another client...") is not the grader's output
         kwargs.setdefault("stdout", subprocess.DEVNULL)
         kwargs.setdefault("stderr", subprocess.DEVNULL)
@@ -396,12 +399,6 @@ class LimitedExecute(Execute):
         await super().async_start_new_kernel(**kwargs)
 
     start_new_kernel = run_sync(async_start_new_kernel)
-
-    def create_kernel_manager(self):
-        km = super().create_kernel_manager()
-        if isinstance(km, LimitedKernelManager):
-            km.files_from = getattr(self, "_scratch", "") or ""
-        return km
 
     async def async_start_new_kernel_client(self):
         # the client's sockets refuse messages over MAX_MESSAGE_BYTES: they never reach the grader's memory

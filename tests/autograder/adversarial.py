@@ -119,7 +119,12 @@ FAKE_CHECKS_IMPORT = _code(
     """
 )
 
-READ_SEED = 'import os\nprint("SEED", os.environ.get("BPE_COURSE_SEED", "unseen"))'
+READ_SEED = _code(
+    """
+    import os
+    print("SEED", os.environ.get("BPE_COURSE_SECRET", os.environ.get("BPE_COURSE_SEED", "unseen")))
+    """
+)
 
 # --- what the sandbox shows (an allowlist): probes print what they found; the tests read the kernel's output ---
 SEARCH_EVERYTHING = _code(
@@ -440,7 +445,7 @@ ANSWERS = {
     "attack-output-flood": {**GOOD, "merge": GOOD["merge"] + '\nprint("x" * 100_000_000)'},
     "attack-read-seed": {
         **GOOD,
-        "merge": GOOD["merge"] + '\nimport os\nprint("SEED", os.environ.get("BPE_COURSE_SEED", "unseen"))',
+        "merge": GOOD["merge"] + "\n" + READ_SEED,
     },
     "attack-huge-error": {**GOOD, "merge": GOOD["merge"] + '\nraise ValueError("x" * 30_000_000)'},
     "attack-read-hidden-tests": {**GOOD, "merge": GOOD["merge"] + "\n" + READ_HIDDEN_TESTS},

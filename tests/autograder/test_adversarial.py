@@ -6,6 +6,7 @@ graded with ``--sandbox off``, and the tests that need the sandbox skip, saying 
 """
 
 import csv
+import os
 
 import nbformat
 import pytest
@@ -30,7 +31,11 @@ def batch(tmp_path_factory, course_root):
     sample_class.build(course_root, folder, only=[ASSIGNMENT])
     built = adversarial.build(course_root, folder, sandboxed=SANDBOXED)
     out = tmp_path_factory.mktemp("graded")
-    results = adversarial.run_grade(course_root, folder, out, sandbox="required" if SANDBOXED else "off")
+    os.environ["BPE_COURSE_SECRET"] = "a course secret for the adversarial suite, long enough"
+    try:
+        results = adversarial.run_grade(course_root, folder, out, sandbox="required" if SANDBOXED else "off")
+    finally:
+        del os.environ["BPE_COURSE_SECRET"]
     return results, out, set(built)
 
 
