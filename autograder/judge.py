@@ -428,7 +428,7 @@ class RemoteFunction:
 
 
 def free_names(source: str) -> list[str]:
-    """The names a cell reads before it binds them, built-ins aside: what it expects from earlier cells.
+    r"""The names a cell reads before it binds them, built-ins aside: what it expects from earlier cells.
 
     A name read inside a comprehension or a function of the cell may be listed though the cell binds it; the
     caller only looks such names up, so an extra one costs nothing.

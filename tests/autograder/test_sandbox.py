@@ -46,7 +46,8 @@ def test_grade_refuses_a_class_without_isolation_and_grades_nothing(no_bubblewra
         (course_root / "notebooks" / "01_pair_counts_and_merge" / "01_pair_counts_and_merge.ipynb").read_bytes()
     )
     out = tmp_path / "out"
-    assert main(["--course", str(course_root), "grade", str(tmp_path / "class"), "--out", str(out)]) == 2
+    args = ["--course", str(course_root), "grade", str(tmp_path / "class"), "--out", str(out)]
+    assert main([*args, "--sandbox", "required"]) == 2
     printed = capsys.readouterr()
     assert "refusing to run student code without isolation" in printed.err and "--sandbox off" in printed.err
     assert "sandbox: REQUIRED but unavailable" in printed.out
@@ -200,3 +201,11 @@ def test_private_copy_takes_regular_files_only(tmp_path):
     os.symlink("/etc/hostname", source / "link")
     assert sandbox.private_copy(str(source), str(target)) == ["data.txt"]
     assert sorted(os.listdir(target)) == ["data.txt"]
+
+
+def test_the_course_requires_isolation_by_default(course_root):
+    from traitlets.config.loader import PyFileConfigLoader
+
+    config = PyFileConfigLoader("nbgrader_config.py", path=str(course_root)).load_config()
+    assert config.LimitedKernelManager.sandbox == "required"
+    assert LimitedKernelManager.class_traits()["sandbox"].default_value == "required"
