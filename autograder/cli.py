@@ -217,7 +217,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
         jobs=args.jobs,
         resume=False,
         progress=_progress("grading the sample class"),
-        limits={"LimitedKernelManager.sandbox": "auto"},
+        limits={"LimitedKernelManager.sandbox": "auto", "JudgeTests.seed": "public"},  # its documented scores
     )
     _summary(results, out)
     return 0

@@ -565,6 +565,11 @@ class JudgeTests(NbGraderPreprocessor):
     secret_file = Unicode(
         "", help="the course's secret for the hidden checks' inputs (default: .course_secret in the course folder)"
     ).tag(config=True)
+    seed = Unicode(
+        "student",
+        help="the hidden checks' inputs: 'student' (from the course secret and the student id: grading for marks) or "
+        "'public' (the public seed: the bundled sample class, whose scores are documented)",
+    ).tag(config=True)
     worker_hidden_paths = List(Unicode(), [], help="ignored: the sandbox is an allowlist (kept for old configs)").tag(
         config=True
     )
@@ -580,7 +585,9 @@ class JudgeTests(NbGraderPreprocessor):
             tests = {name: source for name, source in tests.items() if name not in _solution_ids(notebook)}
         limits = self._kernel_limits()
         bwrap = sandbox.resolve(limits["sandbox"])  # SandboxUnavailable: fail closed
-        secret = cases.course_secret(self.secret_file or None)
+        if self.seed not in ("student", "public"):
+            raise ValueError(f"JudgeTests.seed must be 'student' or 'public', not {self.seed!r}")
+        secret = cases.course_secret(self.secret_file or None) if self.seed == "student" else None
         with Session(
             [],
             call_timeout=self.call_timeout,
@@ -595,7 +602,8 @@ class JudgeTests(NbGraderPreprocessor):
                 limits["memory_limit"], limits["cpu_limit"], prefix, processes=limits["process_limit"],
                 cgroup=session.cgroup,
             )  # fmt: skip
-            with cases.student_seed(secret, str(info.get("student", ""))):
+            seeded = cases.student_seed(secret, str(info.get("student", ""))) if secret else contextlib.nullcontext()
+            with seeded:
                 judged = judge_cells(nb.cells, tests, session)
             for index, outputs in judged.items():
                 cell = nb.cells[index]

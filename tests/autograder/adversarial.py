@@ -831,11 +831,30 @@ def run_grade(course_root, class_folder, out, *, sandbox="required", jobs=2):
     return {r.submission.student: r for r in results}
 
 
+PIPELINE = """
+# the course's pipeline, as autograder.course.Workspace.config sets it (until nbgrader_config.py does, issue #11)
+from autograder.judge import JudgeTests
+from autograder.limits import LimitedExecute
+c.Autograde.autograde_preprocessors = [
+    LimitedExecute, JudgeTests, "nbgrader.preprocessors.IgnorePattern",
+    "nbconvert.preprocessors.ClearMetadataPreprocessor", "nbgrader.preprocessors.LimitOutput",
+    "nbgrader.preprocessors.SaveAutoGrades", "nbgrader.preprocessors.AssignLatePenalties",
+    "nbgrader.preprocessors.CheckCellMetadata",
+]
+c.Execute.extra_arguments = ["--HistoryManager.hist_file=:memory:", "--IPKernelApp.log_level=ERROR"]
+"""
+
+REPAIRED_BY_GRADE = {*EDITS, *RAW, "attack-not-utf8", "attack-nbformat3"}
+"""Attacks whose outcome comes from ``grade``'s examination of the file (:mod:`autograder.doctor`), which plain
+``nbgrader autograde`` does not run."""
+
+
 def run_nbgrader_autograde(course_root, class_folder, workdir, *, timeout=1800):
     """Run plain ``nbgrader autograde`` on ``class_folder`` at a copy of the course in ``workdir``.
 
     The copy holds the course's ``nbgrader_config.py`` and ``solutions/`` (the course's packages are imported as
-    installed); ``submitted/`` is ``class_folder``. The suite's short limits are appended to the copy's config.
+    installed); ``submitted/`` is ``class_folder``. The suite's short limits are appended to the copy's config, and
+    the course's pipeline (:data:`PIPELINE`) when the config does not run it yet.
 
     Returns:
         ``{student: {exercise: points}}`` read from the copy's gradebook; a student missing there was not graded.
@@ -851,6 +870,8 @@ def run_nbgrader_autograde(course_root, class_folder, workdir, *, timeout=1800):
     shutil.copytree(class_folder, root / "submitted", symlinks=True)
     config = (course_root / "nbgrader_config.py").read_text(encoding="utf-8")
     config += "\n# the adversarial suite's short limits\n" + "".join(f"c.{k} = {v!r}\n" for k, v in LIMITS.items())
+    if "JudgeTests" not in config:
+        config += PIPELINE
     (root / "nbgrader_config.py").write_text(config, encoding="utf-8")
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(course_root), os.environ.get("PYTHONPATH", "")])}
     for command in (["generate_assignment", ASSIGNMENT, "--force"], ["autograde", ASSIGNMENT, "--force"]):

@@ -12,7 +12,7 @@ import nbformat
 import pytest
 
 from autograder import grading, sample_class
-from autograder.course import CourseError, load_config
+from autograder.course import CourseError
 from autograder.sandbox import bubblewrap
 
 from . import adversarial
@@ -200,23 +200,18 @@ def test_a_class_folder_attack_is_refused_naming_the_files(course_root, tmp_path
     assert not (tmp_path / "out" / "grades.csv").exists()
 
 
-def _pipeline_wired(course_root):
-    preprocessors = load_config(course_root).get("Autograde", {}).get("autograde_preprocessors", [])
-    return any("JudgeTests" in str(p) for p in preprocessors)
-
-
 @needs_sandbox
 def test_the_same_attacks_through_plain_nbgrader_autograde(course_root, tmp_path, batch):
-    if not _pipeline_wired(course_root):
-        pytest.skip("the course's nbgrader_config.py does not run the course's pipeline (JudgeTests) yet")
     results, _, built = batch
     folder = tmp_path / "class"
     sample_class.build(course_root, folder, only=[ASSIGNMENT])
     adversarial.build(course_root, folder, sandboxed=True)
     scores = adversarial.run_nbgrader_autograde(course_root, folder, tmp_path / "work")
-    for attack, expected in adversarial.OUTCOMES.items():
-        if expected == "error":
-            continue
-        assert scores.get(attack) == {e: float(p) for e, p in expected.items()}, attack
     for student, per in EXPECTED[ASSIGNMENT].items():
         assert scores[student] == {e: float(p) for e, p in per.items()}, student
+    wrong = {}
+    for attack, expected in adversarial.OUTCOMES.items():
+        if expected != "error" and attack not in adversarial.REPAIRED_BY_GRADE:
+            if scores.get(attack) != {e: float(p) for e, p in expected.items()}:
+                wrong[attack] = scores.get(attack)
+    assert not wrong
