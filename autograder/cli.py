@@ -87,7 +87,8 @@ def cmd_check(args: argparse.Namespace) -> int:
         raise CourseError(f"{path} is not a notebook of this course ({', '.join(known)}); pass --assignment")
     submission = grading.Submission("you", assignment, path)
     print(f"Grading {path.name} as {assignment}, hidden tests included (a few seconds)...", flush=True)
-    limits = {"LimitedKernelManager.sandbox": "auto", **_limits(args)}  # your own notebook: isolation if available
+    # your own notebook: isolation if available; the public seed (no course secret is made in a learner's copy)
+    limits = {"LimitedKernelManager.sandbox": "auto", "JudgeTests.seed": "public", **_limits(args)}
     print(sandbox_status(limits["LimitedKernelManager.sandbox"]))
     if not args.kernel:  # the score comes from the judge alone; the kernel would only add the cells' outputs
         limits["LimitedExecute.enabled"] = False
