@@ -1,15 +1,19 @@
-"""Resource limits for the grading kernel, and an nbgrader ``Execute`` preprocessor that enforces an output limit.
+"""Limits on a submission's code, and an nbgrader ``Execute`` preprocessor that keeps its failures to its own cells.
 
-nbgrader bounds a cell's wall time only. Here each grading kernel also runs under
+nbgrader bounds a cell's wall time only. Here each grading kernel (and, through :mod:`autograder.judge`, each
+worker) also runs
 
-* a memory limit (``RLIMIT_AS``, default 2 GiB): a memory bomb raises ``MemoryError`` in its cell;
-* a CPU-time limit (``RLIMIT_CPU``, default 600 s for the whole notebook): past it the kernel is stopped;
-* an output limit per cell (default 1 MB): the rest of the cell's output is dropped, and the cell gets an
-  ``OutputLimitExceeded`` error, so a test cell that floods its output scores 0 with the reason given.
+* in the allowlist sandbox of :mod:`autograder.sandbox` (required for grading: without bubblewrap it refuses);
+* in a :class:`Cgroup` of its own where the machine allows it: memory (default 2 GiB) and processes (256) for all
+  its processes together, and whatever it leaves running is killed; else ``RLIMIT_NPROC``;
+* under ``RLIMIT_AS`` (memory per process), ``RLIMIT_CPU`` (600 s per process) and ``RLIMIT_FSIZE`` (file size);
+* with output budgets per cell (1 MB) and per notebook (5 MB) covering prints, displays and their updates, and
+  widget messages; error messages kept, cut short; no message over 64 MB is ever read by the grader.
 
-The kernel is started by a few lines of Python (:data:`SET_LIMITS`, run with ``python -I -S -c``, so it starts in
-milliseconds and imports nothing of the course) that set the limits on themselves and then become the kernel
-(``os.execvp``).
+A cell whose kernel dies, stalls or floods its output gets an error and the kernel is restarted with the cells
+above replayed; past ``max_kernel_restarts`` the remaining cells are marked not run. The judge scores the test
+cells either way. The kernel is started by a few lines of Python (:data:`JOIN_CGROUP`, then bubblewrap, then
+:data:`SET_LIMITS`, each run with ``python -I -S -c`` in milliseconds) that set the limits and become the kernel.
 """
 
 from __future__ import annotations
