@@ -127,10 +127,11 @@ READ_SEED = _code(
 )
 
 # --- what the sandbox shows (an allowlist): probes print what they found; the tests read the kernel's output ---
+# (its own working folder holds a copy of its own notebook's folder: not searched)
 SEARCH_EVERYTHING = _code(
     """
     import os, stat, sys
-    _skip = {"/proc", "/sys", "/usr", os.path.realpath(sys.prefix), os.path.realpath(sys.base_prefix)}
+    _skip = {"/proc", "/sys", "/usr", os.path.realpath(sys.prefix), os.path.realpath(sys.base_prefix), os.getcwd()}
     _names = {"gradebook.db", "grades.csv", "exercise_grades.csv", "journal.jsonl", ".course_secret",
               "nbgrader_config.py", "pyproject.toml"}
     _found, _sockets = [], []
