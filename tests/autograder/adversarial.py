@@ -850,17 +850,30 @@ REPAIRED_BY_GRADE = {*EDITS, *RAW, "attack-not-utf8", "attack-nbformat3"}
 ``nbgrader autograde`` does not run."""
 
 
+class Unisolated(RuntimeError):
+    """The attacks were not run: the configuration would run student code without the course's sandbox."""
+
+
+CANARY = "attack-devices-and-processes"
+"""Run alone first through ``nbgrader autograde``: its output shows whether student code was sandboxed."""
+
+
 def run_nbgrader_autograde(course_root, class_folder, workdir, *, timeout=1800):
-    """Run plain ``nbgrader autograde`` on ``class_folder`` at a copy of the course in ``workdir``.
+    """Run plain ``nbgrader autograde`` on ``class_folder`` at a copy of the course in ``workdir``, fail closed.
 
     The copy holds the course's ``nbgrader_config.py`` and ``solutions/`` (the course's packages are imported as
     installed); ``submitted/`` is ``class_folder``. The suite's short limits are appended to the copy's config, and
-    the course's pipeline (:data:`PIPELINE`) when the config does not run it yet.
+    the course's pipeline (:data:`PIPELINE`) when the config does not run it yet. Hostile code must never run
+    unisolated (``kill(-1)`` as root ends every process of the machine): the loaded config must run
+    ``LimitedExecute`` and ``JudgeTests`` with the sandbox required, and the :data:`CANARY` attack, graded alone
+    first, must show the sandbox's view (no devices, its own processes); else :class:`Unisolated` is raised and
+    nothing else runs.
 
     Returns:
         ``{student: {exercise: points}}`` read from the copy's gradebook; a student missing there was not graded.
     """
     from nbgrader.api import Gradebook
+    from traitlets.config.loader import PyFileConfigLoader
 
     from autograder import grading
 
@@ -868,16 +881,34 @@ def run_nbgrader_autograde(course_root, class_folder, workdir, *, timeout=1800):
     root = workdir / "course"
     root.mkdir(parents=True)
     shutil.copytree(course_root / "solutions", root / "solutions")
-    shutil.copytree(class_folder, root / "submitted", symlinks=True)
     config = (course_root / "nbgrader_config.py").read_text(encoding="utf-8")
     config += "\n# the adversarial suite's short limits\n" + "".join(f"c.{k} = {v!r}\n" for k, v in LIMITS.items())
-    if "JudgeTests" not in config:
+    loaded = PyFileConfigLoader("nbgrader_config.py", path=str(course_root)).load_config()
+    if not any("JudgeTests" in str(p) for p in loaded.get("Autograde", {}).get("autograde_preprocessors", [])):
         config += PIPELINE
     (root / "nbgrader_config.py").write_text(config, encoding="utf-8")
+    loaded = PyFileConfigLoader("nbgrader_config.py", path=str(root)).load_config()
+    names = [getattr(p, "__name__", str(p)) for p in loaded.Autograde.get("autograde_preprocessors", [])]
+    if not {"LimitedExecute", "JudgeTests"} <= set(names) or loaded.LimitedKernelManager.get("sandbox") != "required":
+        raise Unisolated(f"the copied config runs {names} with sandbox {loaded.LimitedKernelManager.get('sandbox')!r}")
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(course_root), os.environ.get("PYTHONPATH", "")])}
-    for command in (["generate_assignment", ASSIGNMENT, "--force"], ["autograde", ASSIGNMENT, "--force"]):
-        subprocess.run([sys.executable, "-m", "nbgrader", *command], cwd=root, env=env, timeout=timeout,
-                       capture_output=True, check=False)  # fmt: skip
+
+    def autograde(students):
+        for command in (["generate_assignment", ASSIGNMENT, "--force"], ["autograde", ASSIGNMENT, "--force"]):
+            students_arg = [f"--student={s}" for s in students] if command[0] == "autograde" else []
+            subprocess.run([sys.executable, "-m", "nbgrader", *command, *students_arg], cwd=root, env=env,
+                           timeout=timeout, capture_output=True, check=False)  # fmt: skip
+
+    (root / "submitted").mkdir()
+    shutil.copytree(Path(class_folder) / CANARY, root / "submitted" / CANARY)
+    autograde([CANARY])
+    canary = root / "autograded" / CANARY / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
+    printed = canary.read_text(encoding="utf-8") if canary.exists() else ""
+    if "DEVICES [] PIDS True ENV False" not in printed:
+        raise Unisolated("the canary submission did not run in the sandbox under nbgrader autograde")
+    shutil.rmtree(root / "submitted")
+    shutil.copytree(class_folder, root / "submitted", symlinks=True)
+    autograde([])
     exercise_of = grading.exercises(course_root, ASSIGNMENT)
     scores = {}
     with Gradebook(f"sqlite:///{root / 'gradebook.db'}") as gradebook:

@@ -215,3 +215,18 @@ def test_the_same_attacks_through_plain_nbgrader_autograde(course_root, tmp_path
             if scores.get(attack) != {e: float(p) for e, p in expected.items()}:
                 wrong[attack] = scores.get(attack)
     assert not wrong
+
+
+def test_the_nbgrader_runner_refuses_a_config_that_would_run_attacks_unisolated(course_root, tmp_path, monkeypatch):
+    monkeypatch.setattr(adversarial, "PIPELINE", "")  # as if the course ran nbgrader's own Execute (no sandbox)
+    if "JudgeTests" in str(adversarial_config(course_root)):
+        pytest.skip("the course's nbgrader_config.py runs the pipeline itself: no unisolated config to refuse")
+    with pytest.raises(adversarial.Unisolated):
+        adversarial.run_nbgrader_autograde(course_root, tmp_path / "class", tmp_path / "work")
+    assert not (tmp_path / "work" / "course" / "submitted").exists()
+
+
+def adversarial_config(course_root):
+    from traitlets.config.loader import PyFileConfigLoader
+
+    return PyFileConfigLoader("nbgrader_config.py", path=str(course_root)).load_config().get("Autograde", {})
