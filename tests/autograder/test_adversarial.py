@@ -66,6 +66,7 @@ def test_each_attack_gets_its_expected_outcome(batch, attack):
 
 @pytest.mark.parametrize("attack", sorted(adversarial.FLAGS))
 def test_each_attack_is_flagged_in_the_report(batch, attack):
+    _built(batch, attack)
     results, out, _ = batch
     assert any(adversarial.FLAGS[attack] in line for line in results[attack].problems), results[attack].problems
     with open(out / "grades.csv", encoding="utf-8") as handle:
