@@ -40,9 +40,11 @@ c.LimitOutput.max_lines = 200
 c.LimitedKernelManager.memory_limit = 2 * 1024**3  # bytes of address space
 c.LimitedKernelManager.cpu_limit = 600  # CPU seconds for the whole notebook
 c.LimitedExecute.max_output_bytes = 1_000_000  # per cell
-# Student code runs in a bubblewrap sandbox when it is available ("auto"); "bwrap" makes it required and
-# "off" turns it off. See README, "Grading safely".
-c.LimitedKernelManager.sandbox = "auto"
+# Student code runs in a bubblewrap sandbox (an allowlist: Python, its own files; autograder.sandbox). "required"
+# refuses to grade without it; "off" (say it only when the grader is isolated some other way) turns it off;
+# `check` and `demo` use "auto". See README, "Grading safely".
+c.LimitedKernelManager.sandbox = "required"
+c.LimitedKernelManager.process_limit = 256  # processes and threads of one submission together
 # All the cells of one notebook get this long together (a `time.sleep` loop in every cell costs it once).
 c.LimitedExecute.notebook_timeout = 600
 

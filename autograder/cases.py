@@ -1,21 +1,29 @@
 """Deterministic inputs for the hidden checks: the spec's edge cases plus many small generated ones.
 
-Every generator takes no argument and returns the same list on every run (a fixed ``random.Random``
-seed), so regrading gives identical scores and messages. Inputs stay inside what the notebooks promise:
-counts are positive ints, words are non-empty strings, ``num_merges >= 0``.
+Every generator takes no argument and returns the same list on every run for the same seed, so regrading gives
+identical scores and messages. Inputs stay inside what the notebooks promise: counts are positive ints, words are
+non-empty strings, ``num_merges >= 0``.
 
-The seed is public (this package is), so a learner could compute every generated input and its answer. An
-instructor who grades for marks sets a private seed in the environment, ``BPE_COURSE_SEED=<number>``, for
-every ``grade`` run of the course: the generated inputs are then unknown to students, and still the same on
-every regrade. Student code never sees the variable (the sandbox and the worker clear the environment).
+The seed (:func:`seed`) is public (:data:`PUBLIC_SEED`) outside grading. While the judge grades a submission
+(:func:`student_seed`), it is derived from the course's secret and the student's id, ``HMAC-SHA256(secret,
+student id)``: the generated inputs are unknown to students, the same on every regrade of that student, and
+different for every student, so what one student's code leaks of its inputs helps no one else. The secret
+(:func:`course_secret`) is ``$BPE_COURSE_SECRET`` (at least 32 characters), else the file ``.course_secret`` in the
+course folder, made with 256 random bits on first use (git-ignored; keep it, or regrades change inputs). Student
+code never sees either: the sandbox shows no course folder and clears the environment.
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import hashlib
+import hmac
 import os
 import random
+import secrets
 from collections.abc import Callable, Iterator, Mapping
+from pathlib import Path
 from typing import Any
 
 from bpe_ref import END_OF_WORD
@@ -23,19 +31,82 @@ from bpe_ref import END_OF_WORD
 from .harness import Case
 
 PUBLIC_SEED = 20161  # Sennrich et al., 2016
+SECRET_FILE = ".course_secret"
+MIN_SECRET_CHARS = 32
+SEED = PUBLIC_SEED
+"""The seed of the generated inputs now (the checks add offsets to it): :data:`PUBLIC_SEED`, or the student's
+inside :func:`student_seed`. The self-check and the mutation tests set it too, and put it back."""
 
 
-def _seed() -> int:
-    text = os.environ.get("BPE_COURSE_SEED", "").strip()
-    if not text:
-        return PUBLIC_SEED
+def seed() -> int:
+    """The seed of the generated inputs: the current student's (inside :func:`student_seed`), else the public one.
+
+    Example:
+        >>> seed() == PUBLIC_SEED
+        True
+    """
+    return SEED
+
+
+def derive_seed(secret: str, student: str) -> int:
+    """``HMAC-SHA256(secret, student)`` as a 64-bit number.
+
+    Example:
+        >>> derive_seed("s" * 32, "alice") != derive_seed("s" * 32, "bob")
+        True
+    """
+    return int.from_bytes(hmac.new(secret.encode(), student.encode(), hashlib.sha256).digest()[:8], "big")
+
+
+@contextlib.contextmanager
+def student_seed(secret: str, student: str) -> Iterator[int]:
+    """Within the block, :func:`seed` is :func:`derive_seed` of ``secret`` and ``student`` (the judge's use)."""
+    global SEED
+    previous, SEED = SEED, derive_seed(secret, student)
     try:
-        return int(text)
-    except ValueError:
-        raise ValueError(f"BPE_COURSE_SEED must be a whole number, not {text!r}") from None
+        yield SEED
+    finally:
+        SEED = previous
 
 
-SEED = _seed()
+def course_secret(path: str | Path | None = None) -> str:
+    """The course's secret: ``$BPE_COURSE_SECRET``, else the file at ``path`` (default: ``.course_secret`` in the
+    course folder), created with 256 random bits on first use (readable by its owner only).
+
+    Raises:
+        ValueError: a secret shorter than :data:`MIN_SECRET_CHARS` characters, naming where it came from.
+    """
+    text = os.environ.get("BPE_COURSE_SECRET", "").strip()
+    where = "BPE_COURSE_SECRET"
+    if not text:
+        if path is None:
+            from .course import find_course_root
+
+            path = find_course_root() / SECRET_FILE
+        path, where = Path(path), str(path)
+        if not path.exists():
+            _create_secret(path)
+        text = path.read_text(encoding="utf-8").strip()
+    if len(text) < MIN_SECRET_CHARS:
+        raise ValueError(
+            f"the course secret in {where} has {len(text)} characters; it needs {MIN_SECRET_CHARS} or more "
+            "(delete the file to have one made)"
+        )
+    return text
+
+
+def _create_secret(path: Path) -> None:
+    partial = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+    fd = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        handle.write(secrets.token_hex(32) + "\n")
+    try:
+        os.link(partial, path)  # fails if another grader made it first: theirs is kept
+    except FileExistsError:
+        pass
+    finally:
+        partial.unlink()
+
 
 FIXED_ONLY = False
 """When true, every generator returns nothing and the checks run their fixed cases alone. The mutation tests set

@@ -35,6 +35,8 @@ sys.modules.setdefault("rfc3987_syntax", None)  # type: ignore[arg-type]
 from . import exports, grading, release, report, sample_class  # noqa: E402
 from .course import CourseError, find_course_root  # noqa: E402
 from .limits import parse_size, sandbox_status  # noqa: E402
+from .sandbox import SandboxUnavailable  # noqa: E402
+from .sandbox import resolve as resolve_sandbox  # noqa: E402
 
 
 def _course(args: argparse.Namespace) -> Path:
@@ -91,7 +93,9 @@ def cmd_check(args: argparse.Namespace) -> int:
     if assignment is None:
         raise CourseError(f"{path} is not a notebook of this course ({', '.join(known)}); pass --assignment")
     submission = grading.Submission("you", assignment, path)
-    limits = _limits(args)
+    # your own notebook: isolation if available; the public seed (no course secret is made in a learner's copy)
+    limits = {"LimitedKernelManager.sandbox": "auto", "JudgeTests.seed": "public", **_limits(args)}
+    print(sandbox_status(limits["LimitedKernelManager.sandbox"]))
     if args.kernel:  # the whole of grade: nbgrader's autograde, the notebook run in a kernel, then the judge
         print(f"Grading {path.name} as {assignment} as `grade` does, in a kernel (a few seconds)...", flush=True)
         with tempfile.TemporaryDirectory(prefix="bpe-check-") as tmp:
@@ -116,7 +120,9 @@ def cmd_grade(args: argparse.Namespace) -> int:
         index, count = args.shard
         submissions = submissions[index - 1 :: count]
     out = Path(args.out)
-    print(sandbox_status(_limits(args).get("LimitedKernelManager.sandbox") or _configured_sandbox(root)))
+    mode = _limits(args).get("LimitedKernelManager.sandbox") or _configured_sandbox(root)
+    print(sandbox_status(mode))
+    resolve_sandbox(mode)  # grading for marks: refuse without isolation unless --sandbox off
     if args.student:
         unknown = set(args.student) - {s.student for s in submissions}
         if unknown:
@@ -144,7 +150,7 @@ def cmd_grade(args: argparse.Namespace) -> int:
 def _configured_sandbox(root: Path) -> str:
     from .course import load_config
 
-    return load_config(root).LimitedKernelManager.get("sandbox", "auto")
+    return load_config(root).LimitedKernelManager.get("sandbox", "required")
 
 
 def _limits(args: argparse.Namespace) -> dict:
@@ -226,6 +232,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
     sample_class.build(root, submitted)
     submissions = grading.find_submissions(submitted, root)
     course_dir = out / "course"
+    print(sandbox_status("auto"))  # the bundled class: isolation if available
     results = grading.grade(
         root,
         submissions,
@@ -234,6 +241,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
         jobs=args.jobs,
         resume=False,
         progress=_progress("grading the sample class"),
+        limits={"LimitedKernelManager.sandbox": "auto", "JudgeTests.seed": "public"},  # its documented scores
     )
     _summary(results, out, course_dir)
     _class_report(root, course_dir, out)
@@ -293,7 +301,10 @@ def _limit_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--output-limit", type=_size, help="output bytes kept per cell, e.g. 1M (default: nbgrader_config)")
     p.add_argument("--cell-timeout", type=int, help="seconds a cell may run (default: nbgrader_config)")
     p.add_argument(
-        "--sandbox", choices=["auto", "bwrap", "off"], help="run student code in bubblewrap (default: nbgrader_config)"
+        "--sandbox",
+        choices=["required", "bwrap", "auto", "off"],
+        help="isolate student code with bubblewrap: required (grade's default: refuse without it), auto (if it works: "
+        "check's default), off (no isolation; say so only when the grader is isolated otherwise)",
     )
 
 
@@ -372,6 +383,6 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return args.func(args)
-    except CourseError as exc:
+    except (CourseError, SandboxUnavailable) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

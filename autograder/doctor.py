@@ -26,6 +26,8 @@ from pathlib import Path
 import nbformat
 
 GRADER_MODULES = ("bpe_ref", "autograder")
+FLAGS = ("grade", "solution", "locked", "points", "task")
+"""The nbgrader flags of a cell that only the instructor's notebook decides."""
 MAX_BYTES = 20 * 1024**2
 """A submission larger than this (20 MiB) is not read: the course's notebooks are a few hundred KB."""
 
@@ -111,6 +113,7 @@ def repair(nb, source) -> list[Problem]:
     and scan it for integrity problems. Returns the problems found."""
     problems: list[Problem] = []
     _repair_cells(nb, source, problems)
+    _bound(nb, problems)
     problems += scan_integrity(nb, source)
     return problems
 
@@ -141,12 +144,67 @@ def _read(path: Path, expected_name: str | None, problems: list[Problem]):
     return nb, problems
 
 
+MAX_ATTACHMENT_BYTES = 1024**2
+"""Attachments (images pasted into markdown) kept per notebook; the rest are dropped."""
+MAX_TEXT_CELL_CHARS = 100_000
+"""Characters kept of a markdown or raw cell (the course's answers are a few lines)."""
+MAX_METADATA_CHARS = 10_000
+"""Characters of metadata kept per cell, and for the notebook (beyond what Jupyter and nbgrader need)."""
+NOTEBOOK_METADATA = ("kernelspec", "language_info")
+CELL_METADATA = ("nbgrader", "tags", "deletable", "editable", "collapsed", "scrolled", "jupyter", "trusted")
+
+
+def _size(value) -> int:
+    return len(json.dumps(value, default=str))
+
+
+def _bound(nb, problems: list[Problem]) -> None:
+    """Cut what a submission carries into the graded notebook and the feedback beyond its code: notebook and cell
+    metadata (widget state...), attachments, huge markdown; and clear the outputs it brought (grading makes them)."""
+    dropped = {k: v for k, v in nb.metadata.items() if k not in NOTEBOOK_METADATA}
+    nb.metadata = nbformat.NotebookNode({k: v for k, v in nb.metadata.items() if k in NOTEBOOK_METADATA})
+    if _size(nb.metadata) > MAX_METADATA_CHARS:
+        nb.metadata = nbformat.NotebookNode()
+    if dropped and _size(dropped) > MAX_METADATA_CHARS:
+        problems.append(Problem("repaired", f"notebook metadata ({', '.join(sorted(dropped))[:80]}) dropped"))
+    attachment_bytes = 0
+    for number, cell in enumerate(nb.cells, 1):
+        extra = {k: v for k, v in cell.metadata.items() if k not in CELL_METADATA}
+        kept = {k: v for k, v in cell.metadata.items() if k in CELL_METADATA}
+        if _size(kept) > MAX_METADATA_CHARS:
+            kept = {"nbgrader": kept["nbgrader"]} if "nbgrader" in kept and _size(kept["nbgrader"]) < 2_000 else {}
+            extra["(oversized)"] = True
+        cell.metadata = nbformat.NotebookNode(kept)
+        if extra and _size(extra) > MAX_METADATA_CHARS:
+            problems.append(Problem("repaired", f"cell {number}: {_size(extra):,} characters of metadata dropped"))
+        if cell.cell_type == "code":
+            cell.outputs, cell.execution_count = [], None
+        if "attachments" in cell:
+            size = _size(cell.attachments)
+            if attachment_bytes + size > MAX_ATTACHMENT_BYTES:
+                del cell["attachments"]
+                cell.source = cell.source.replace("attachment:", "dropped-attachment:")  # no dangling reference
+                text = f"cell {number}: attachments of {size:,} bytes dropped (too large)"
+                problems.append(Problem("repaired", text))
+            else:
+                attachment_bytes += size
+        if cell.cell_type != "code" and len(cell.source) > MAX_TEXT_CELL_CHARS:
+            problems.append(Problem("repaired", f"cell {number}: {len(cell.source):,} characters of text cut short"))
+            cell.source = cell.source[:MAX_TEXT_CELL_CHARS] + "\n\n[... cut by the grader ...]"
+
+
 def _repair_cells(nb, source, problems: list[Problem]) -> None:
     source_cells = {_meta(c)["grade_id"]: c for c in source.cells if _meta(c).get("grade_id")}
     seen: dict[str, int] = {}
     for cell in nb.cells:
         grade_id = _meta(cell).get("grade_id")
-        if grade_id and grade_id not in source_cells:
+        if "nbgrader" in cell.get("metadata", {}) and not isinstance(cell.metadata.nbgrader, dict):
+            cell.metadata.pop("nbgrader")
+            problems.append(Problem("repaired", "a cell's nbgrader metadata was not a dictionary: removed"))
+        elif _meta(cell) and not grade_id:
+            problems.append(Problem("repaired", "a cell has nbgrader metadata without a grade_id: removed"))
+            cell.metadata.pop("nbgrader", None)
+        elif grade_id and grade_id not in source_cells:
             problems.append(Problem("repaired", f"a cell has nbgrader metadata {grade_id!r} from another notebook"))
             cell.metadata.pop("nbgrader", None)
         elif grade_id:
@@ -156,6 +214,19 @@ def _repair_cells(nb, source, problems: list[Problem]) -> None:
         grade_id = _meta(cell).get("grade_id")
         if grade_id and last_copy[grade_id] != index:
             cell.metadata.pop("nbgrader", None)  # an earlier copy runs as plain code, as in Python
+    for cell in nb.cells:  # flags (grade, solution, locked, points...) are the instructor's, whatever the file says
+        grade_id = _meta(cell).get("grade_id")
+        if grade_id in source_cells:
+            wanted = _meta(source_cells[grade_id])
+            changed = [k for k in FLAGS if _meta(cell).get(k) != wanted.get(k)]
+            if changed:
+                for key in changed:
+                    if key in wanted:
+                        cell.metadata["nbgrader"][key] = copy.deepcopy(wanted[key])
+                    else:
+                        cell.metadata["nbgrader"].pop(key, None)
+                text = f"cell {grade_id!r} had its nbgrader {', '.join(changed)} changed: restored"
+                problems.append(Problem("repaired", text))
     for grade_id, count in seen.items():
         if count > 1:
             problems.append(

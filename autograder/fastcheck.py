@@ -15,8 +15,6 @@ What differs, on purpose: time. ``check`` gives a submission's cells seconds whe
 
 from __future__ import annotations
 
-import shutil
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -24,8 +22,7 @@ import nbformat
 
 from . import doctor, grading
 from .course import load_config
-from .judge import Session, judge_cells, worker_command
-from .limits import LimitedKernelManager, bubblewrap, package_dirs, sandbox_argv
+from .judge import judge_cells, kernel_limits, worker_session
 
 CHECK_TIMEOUTS = {"call_timeout": 3.0, "cell_timeout": 3.0, "notebook_timeout": 60.0}
 """Seconds for ``check``: per call in a test cell's own lines, per cell of the submission, for the whole notebook."""
@@ -37,19 +34,6 @@ def _source_notebook(course_root: Path, assignment: str) -> Path:
 
 def _meta(cell: Any) -> dict:
     return cell.get("metadata", {}).get("nbgrader", {})
-
-
-def kernel_limits(course_root: Path, overrides: dict | None = None) -> dict[str, Any]:
-    """The grading kernel's ``memory_limit``, ``cpu_limit``, ``sandbox`` and ``hidden_paths``, as ``grade`` uses them.
-
-    ``overrides``: ``{"LimitedKernelManager.memory_limit": ...}`` and the like (the CLI's options).
-    """
-    configured = load_config(course_root).LimitedKernelManager
-    traits = LimitedKernelManager.class_traits()
-    out = {}
-    for name in ("memory_limit", "cpu_limit", "sandbox", "hidden_paths"):
-        out[name] = (overrides or {}).get(f"LimitedKernelManager.{name}", configured.get(name, traits[name].default()))
-    return out
 
 
 def check_notebook(
@@ -97,21 +81,9 @@ def check_notebook(
         if original is not None and (_meta(original).get("locked") or _meta(original).get("grade")):
             if not _meta(original).get("solution"):
                 cell.source, cell.cell_type = original.source, original.cell_type
-    limits = kernel_limits(course_root, overrides)
-    workdir = Path(tempfile.mkdtemp(prefix="bpe-check-"))
-    try:
-        paths = grading._sandbox_paths(course_root, workdir, [submission])
-        hidden_paths = [*limits["hidden_paths"], *paths["LimitedKernelManager.hidden_paths"]]
-        bwrap = None if limits["sandbox"] == "off" else bubblewrap()
-        if bwrap is None and limits["sandbox"] == "bwrap":
-            raise RuntimeError("sandbox = 'bwrap' but bubblewrap is missing or cannot run (apt-get install bubblewrap)")
-        with Session([], **timeouts) as session:
-            hidden = [*hidden_paths, *package_dirs(installed=True), *paths["JudgeTests.worker_hidden_paths"]]
-            prefix = sandbox_argv(bwrap, session.workdir, hidden) if bwrap else None
-            session.command = worker_command(limits["memory_limit"], limits["cpu_limit"], prefix)
-            outputs = judge_cells(nb.cells, tests, session)
-    finally:
-        shutil.rmtree(workdir, ignore_errors=True)
+    limits = kernel_limits(load_config(course_root), overrides)
+    with worker_session(limits, folder=str(submission.path.parent), **timeouts) as session:
+        outputs = judge_cells(nb.cells, tests, session)
     exercise_of = grading.exercises(course_root, submission.assignment)
     for index, cell in enumerate(nb.cells):
         cell.outputs = outputs.get(index, []) if cell.get("cell_type") == "code" else []

@@ -15,7 +15,6 @@ import multiprocessing
 import os
 import re
 import shutil
-import sys
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
@@ -25,9 +24,8 @@ from typing import Any
 import nbformat
 
 from . import doctor
-from .course import CourseError, Workspace, assignments, cache_dir, make_course_directory
+from .course import CourseError, Workspace, assignments, make_course_directory
 from .gradebook import ensure_assignments, upsert_submission
-from .limits import package_dirs
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
@@ -86,7 +84,14 @@ _SAFE_ID = re.compile(r"[^\w.@+-]+")
 
 
 def student_id(name: str) -> str:
-    """A student id safe for nbgrader and the file system, made from a file or folder name."""
+    """A student id safe for nbgrader and the file system, made from a file or folder name.
+
+    Two names may give one id (``alice.`` and ``alice``): :func:`find_submissions` refuses such a class.
+
+    Example:
+        >>> student_id("Ada Lovelace"), student_id("alice."), student_id("../x")
+        ('Ada-Lovelace', 'alice', 'x')
+    """
     cleaned = _SAFE_ID.sub("-", name).strip("-.")
     return cleaned or "student"
 
@@ -120,45 +125,74 @@ def find_submissions(folder: Path, course_root: Path, assignment: str | None = N
     """The submissions under ``folder``, sorted by student then assignment.
 
     Layouts: ``folder/<student>/<assignment>/<notebook>.ipynb`` (nbgrader's ``submitted/``), or
-    ``folder/<student>.ipynb`` (a flat folder; the assignment is ``assignment`` or detected per notebook).
+    ``folder/<student>.ipynb`` (a flat folder; the assignment is ``assignment`` or detected per notebook). Names
+    starting with ``.`` are skipped.
 
     Raises:
-        CourseError: ``folder`` does not exist or holds no notebook.
+        CourseError: ``folder`` does not exist or holds no notebook; a symbolic link anywhere under it (a student's
+            folder, an assignment's folder or a notebook: it could make one student's work, or ``solutions/``,
+            count as another's); two files that give the same student id and assignment (named both).
     """
     if not folder.is_dir():
         raise CourseError(f"no folder of submissions at {folder}")
     known = assignments(course_root)
     found: list[Submission] = []
-    for student_dir in sorted(p for p in folder.iterdir() if p.is_dir() and not p.name.startswith(".")):
-        for assignment_dir in sorted(p for p in student_dir.iterdir() if p.is_dir()):
-            notebooks = sorted(assignment_dir.glob("*.ipynb"))
+    links: list[str] = []
+
+    def entries(parent: Path) -> list[Path]:
+        kept = []
+        for path in sorted(parent.iterdir()):
+            if path.name.startswith("."):
+                continue
+            if path.is_symlink():
+                links.append(f"{path} -> {os.readlink(path)}")
+                continue
+            kept.append(path)
+        return kept
+
+    for student_dir in [p for p in entries(folder) if p.is_dir()]:
+        for assignment_dir in [p for p in entries(student_dir) if p.is_dir()]:
+            notebooks = [p for p in entries(assignment_dir) if p.suffix == ".ipynb"]
             if notebooks and (assignment is None or assignment_dir.name == assignment):
                 expected = assignment_dir / f"{assignment_dir.name}.ipynb"
                 path = expected if expected in notebooks else notebooks[0]
                 found.append(Submission(student_id(student_dir.name), assignment_dir.name, path))
-    for path in sorted(folder.glob("*.ipynb")):
+    for path in [p for p in entries(folder) if p.suffix == ".ipynb" and p.is_file()]:
         name = assignment or detect_assignment(path, known, course_root)
         stem = path.stem
         if name and stem.endswith(name) and stem != name:
             stem = stem[: -len(name)]
         found.append(Submission(student_id(stem), name or "unknown", path))
+    if links:
+        raise CourseError(
+            f"refusing symbolic links in the class folder {folder} (replace each with the real file or folder): "
+            + "; ".join(links[:10])
+            + (f"; and {len(links) - 10} more" if len(links) > 10 else "")
+        )
     if not found:
         raise CourseError(f"no notebooks under {folder} (expected <student>/<assignment>/*.ipynb or *.ipynb)")
     return _distinct(sorted(found, key=lambda s: (s.student, s.assignment, str(s.path))))
 
 
 def _distinct(found: list[Submission]) -> list[Submission]:
-    """Give two submissions whose names map to the same student id and assignment distinct ids (a hash suffix)."""
-    seen: dict[tuple[str, str], int] = {}
+    """``found``, if no two submissions share a student id and an assignment (ids compared without case, as a
+    macOS or Windows disk would).
+
+    Raises:
+        CourseError: naming both files of the first collision (and how many more there are).
+    """
+    seen: dict[tuple[str, str], Submission] = {}
+    clashes: list[str] = []
     for s in found:
-        seen[(s.student, s.assignment)] = seen.get((s.student, s.assignment), 0) + 1
-    out = []
-    for s in found:
-        if seen[(s.student, s.assignment)] > 1:
-            suffix = hashlib.sha256(str(s.path).encode()).hexdigest()[:6]
-            s = Submission(f"{s.student}-{suffix}", s.assignment, s.path)
-        out.append(s)
-    return out
+        key = (s.student.casefold(), s.assignment)
+        if key in seen:
+            clashes.append(f"{seen[key].path} and {s.path} both give student id {s.student!r} for {s.assignment}")
+        else:
+            seen[key] = s
+    if clashes:
+        more = f" (and {len(clashes) - 1} more)" if len(clashes) > 1 else ""
+        raise CourseError(f"{clashes[0]}{more}: rename one so that each student has one id")
+    return found
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -625,27 +659,14 @@ def _sandbox_paths(
     class_folder: Path | None = None,
     course_dir: Path | None = None,
 ) -> dict:
-    """What sandboxed student code must not see: sources, release, history, outputs, submissions, the cache, and the
-    grading user's home folder (keys, credentials; the Python installation in it stays readable)."""
-    # the course, and any other checkout the course's packages were imported from (an editable install elsewhere)
-    checkouts = {course_root.resolve(), *(Path(p).parent for p in package_dirs())}
-    private = ("solutions", "notebooks", ".git", "tests", "submitted", "autograded", "feedback", "gradebook.db")
-    hidden = [root / name for root in sorted(checkouts) for name in private]
-    hidden += [out, cache_dir(), Path.home()]
-    if course_dir is not None and course_dir.resolve() != course_root.resolve():
-        hidden += [course_dir.resolve()]
-    # the folders of the submissions (a student's and the class's), unless that would hide the system, Python or
-    # the course itself (a notebook checked in /tmp, or in a folder above the course)
-    needed = [course_root.resolve(), Path(sys.prefix).resolve(), Path(sys.base_prefix).resolve()]
-    folders = {s.path.resolve().parent.parent for s in submissions} | {s.path.resolve().parent for s in submissions}
-    if class_folder is not None:
-        folders.add(class_folder.resolve())
-    hidden += sorted(f for f in folders if not any(n == f or f in n.parents for n in needed))
-    # the worker that runs the code for the scores needs nothing of the course (the kernel imports its packages)
-    return {
-        "LimitedKernelManager.hidden_paths": [str(p) for p in hidden],
-        "JudgeTests.worker_hidden_paths": [str(root) for root in sorted(checkouts)],
-    }
+    """The grading config a batch needs beyond the course's: the course's secret for the hidden checks' inputs.
+
+    The sandbox needs nothing per batch: it is an allowlist (:mod:`autograder.sandbox`), so no course folder, class
+    folder or output folder is visible to student code, wherever they are. (Signature kept for :func:`grade`.)
+    """
+    from .cases import SECRET_FILE
+
+    return {"JudgeTests.secret_file": str(course_root.resolve() / SECRET_FILE)}
 
 
 def _summarise(log: str) -> str:

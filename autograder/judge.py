@@ -32,7 +32,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -41,17 +41,11 @@ from nbgrader.api import Gradebook
 from nbgrader.preprocessors import NbGraderPreprocessor
 from traitlets import Bool, Float, List, Unicode
 
+from . import cases, sandbox
 from .doctor import python_of
 from .harness import timed_out_in
 from .judge_worker import Unreadable, encode
-from .limits import (
-    KEPT_ENVIRONMENT,
-    LimitedKernelManager,
-    bubblewrap,
-    limited_command,
-    package_dirs,
-    sandbox_argv,
-)
+from .limits import KEPT_ENVIRONMENT, Cgroup, LimitedKernelManager, joined_command, limited_command
 
 WORKER_SOURCE = (Path(__file__).with_name("judge_worker.py")).read_text(encoding="utf-8")
 MAX_REPLY_BYTES = 4 * 1024**2
@@ -239,11 +233,15 @@ class Session:
         self.workdir = tempfile.mkdtemp(prefix="bpe-judge-")
         self.loaded: list[dict] = []  # cells that ran to the end (with or without an error): replayed on restart
         self.worker: Worker | None = None
+        self.cgroup: Cgroup | None = None  # every process of the worker, when the machine allows it
 
     def close(self) -> None:
         if self.worker is not None:
             self.worker.kill()
             self.worker = None
+        if self.cgroup is not None:
+            self.cgroup.close()
+            self.cgroup = None
         shutil.rmtree(self.workdir, ignore_errors=True)
 
     def __enter__(self) -> Session:
@@ -269,6 +267,8 @@ class Session:
             if self.worker is not None:
                 self.worker.kill()
                 self.worker = None
+            if self.cgroup is not None:
+                self.cgroup.kill_all()  # what it started in sessions of their own
             raise
 
     def run(self, cell_id: str, source: str) -> str:
@@ -434,7 +434,7 @@ class RemoteFunction:
 
 
 def free_names(source: str) -> list[str]:
-    """The names a cell reads before it binds them, built-ins aside: what it expects from earlier cells.
+    r"""The names a cell reads before it binds them, built-ins aside: what it expects from earlier cells.
 
     A name read inside a comprehension or a function of the cell may be listed though the cell binds it; the
     caller only looks such names up, so an extra one costs nothing.
@@ -541,31 +541,88 @@ def judge_cells(cells: list[NotebookNode], tests: Mapping[str, str], session: Se
     return results
 
 
-def worker_command(memory: int, cpu: int, sandbox: list[str] | None) -> list[str]:
-    """The argv that starts a worker: ``sandbox`` (a ``bwrap`` prefix, or ``None``), limits, ``python -I -c``
-    (isolated mode: no user site, no ``PYTHONPATH``, not the working folder; installed packages such as numpy stay
-    importable, and the sandbox hides every installed copy of the course's own packages)."""
-    command = limited_command([sys.executable, "-I", "-c", WORKER_SOURCE], memory, cpu)
-    return [*(sandbox or []), *command]
+def worker_command(
+    memory: int, cpu: int, prefix: list[str] | None, *, processes: int = 0, cgroup: Cgroup | None = None
+) -> list[str]:
+    """The argv that starts a worker: in ``cgroup`` (if any), ``prefix`` (a ``bwrap`` argv from
+    :func:`autograder.sandbox.sandbox_argv`, or ``None``), limits, ``python -I -c`` (isolated mode: no user site, no
+    ``PYTHONPATH``, not the working folder; installed packages such as numpy stay importable, and the sandbox
+    shows none of the course's own packages)."""
+    command = limited_command([sys.executable, "-I", "-c", WORKER_SOURCE], memory, cpu, processes=processes)
+    return joined_command([*(prefix or []), *command], cgroup)
+
+
+@contextlib.contextmanager
+def worker_session(
+    limits: Mapping[str, Any],
+    *,
+    call_timeout: float,
+    cell_timeout: float,
+    notebook_timeout: float,
+    folder: str | None = None,
+) -> Iterator[Session]:
+    """A :class:`Session` whose worker runs under the grading kernel's ``limits`` (``memory_limit``,
+    ``cpu_limit``, ``process_limit``, ``sandbox``): in the allowlist sandbox with a private copy of ``folder``
+    (the notebook's), in a cgroup of its own where the machine allows it. The one place the worker is set up,
+    for ``grade`` (:class:`JudgeTests`) and ``check`` (:mod:`autograder.fastcheck`).
+
+    Raises:
+        autograder.sandbox.SandboxUnavailable: ``sandbox`` is ``required`` and bubblewrap cannot run (fail closed).
+    """
+    bwrap = sandbox.resolve(limits["sandbox"])
+    with Session(
+        [], call_timeout=call_timeout, cell_timeout=cell_timeout, notebook_timeout=notebook_timeout
+    ) as session:
+        files = tempfile.mkdtemp(dir=session.workdir)
+        sandbox.private_copy(folder, files)
+        prefix = sandbox.sandbox_argv(bwrap, files_from=files) if bwrap else None
+        session.cgroup = Cgroup.create(limits["memory_limit"], limits["process_limit"])
+        session.command = worker_command(
+            limits["memory_limit"], limits["cpu_limit"], prefix, processes=limits["process_limit"],
+            cgroup=session.cgroup,
+        )  # fmt: skip
+        yield session
+
+
+def kernel_limits(config: Any, overrides: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """The grading kernel's ``memory_limit``, ``cpu_limit``, ``process_limit`` and ``sandbox`` from an nbgrader
+    config (``LimitedKernelManager``'s section), with ``{"LimitedKernelManager.<name>": value}`` overrides on top."""
+    configured = config.LimitedKernelManager
+    traits = LimitedKernelManager.class_traits()
+    names = ("memory_limit", "cpu_limit", "process_limit", "sandbox")
+    return {
+        name: (overrides or {}).get(f"LimitedKernelManager.{name}", configured.get(name, traits[name].default()))
+        for name in names
+    }
 
 
 class JudgeTests(NbGraderPreprocessor):
     """nbgrader preprocessor: score every test cell with :func:`judge_cells` (see the module's docstring).
 
     Test cells and their sources come from the gradebook (the instructor's version), not from the
-    submission. The worker gets the grading kernel's limits and sandbox (``LimitedKernelManager``'s
-    ``memory_limit``, ``cpu_limit``, ``sandbox`` and ``hidden_paths``), and also cannot see the course's
-    packages. When the kernel did not run the notebook (``LimitedExecute.enabled = False``, as in ``check``),
-    the other cells get the worker's errors as their outputs.
+    submission. The worker gets the grading kernel's limits and sandbox mode (``LimitedKernelManager``'s
+    ``memory_limit``, ``cpu_limit``, ``process_limit`` and ``sandbox``: without bubblewrap, ``required`` refuses to
+    run it), in a cgroup of its own where the machine allows it, and it cannot import the course's packages. The
+    hidden checks draw their generated inputs from a seed private to the course and the student
+    (:func:`autograder.cases.student_seed`). When the kernel did not run the notebook (``LimitedExecute.enabled =
+    False``, as in ``check``), the other cells get the worker's errors as their outputs.
     """
 
     enabled = Bool(True, help="judge test cells outside the kernel").tag(config=True)
     call_timeout = Float(10.0, help="seconds per call of a student function in a test cell").tag(config=True)
     cell_timeout = Float(120.0, help="seconds per cell of the submission").tag(config=True)
     notebook_timeout = Float(600.0, help="seconds for all of a notebook's cells and tests").tag(config=True)
-    worker_hidden_paths = List(
-        Unicode(), [], help="paths hidden from the worker besides the kernel's (`grade` adds the course folder)"
+    secret_file = Unicode(
+        "", help="the course's secret for the hidden checks' inputs (default: .course_secret in the course folder)"
     ).tag(config=True)
+    seed = Unicode(
+        "student",
+        help="the hidden checks' inputs: 'student' (from the course secret and the student id: grading for marks) or "
+        "'public' (the public seed: the bundled sample class, whose scores are documented)",
+    ).tag(config=True)
+    worker_hidden_paths = List(Unicode(), [], help="ignored: the sandbox is an allowlist (kept for old configs)").tag(
+        config=True
+    )
 
     def preprocess(self, nb: NotebookNode, resources: dict) -> tuple[NotebookNode, dict]:
         if not self.enabled:
@@ -576,24 +633,24 @@ class JudgeTests(NbGraderPreprocessor):
             graded = {cell.name for cell in notebook.grade_cells}
             tests = {c.name: c.source for c in notebook.source_cells if c.name in graded and c.cell_type == "code"}
             tests = {name: source for name, source in tests.items() if name not in _solution_ids(notebook)}
-        limits = self._kernel_limits()
-        bwrap = None if limits["sandbox"] == "off" else bubblewrap()
-        if bwrap is None and limits["sandbox"] == "bwrap":
-            raise RuntimeError("sandbox = 'bwrap' but bubblewrap is missing or cannot run (apt-get install bubblewrap)")
-        with Session(
-            [],
-            call_timeout=self.call_timeout,
-            cell_timeout=self.cell_timeout,
-            notebook_timeout=self.notebook_timeout,
-        ) as session:
-            hidden = [*limits["hidden_paths"], *package_dirs(installed=True), *self.worker_hidden_paths]
-            prefix = sandbox_argv(bwrap, session.workdir, hidden) if bwrap else None
-            session.command = worker_command(limits["memory_limit"], limits["cpu_limit"], prefix)
-            for index, outputs in judge_cells(nb.cells, tests, session).items():
+        if self.seed not in ("student", "public"):
+            raise ValueError(f"JudgeTests.seed must be 'student' or 'public', not {self.seed!r}")
+        secret = cases.course_secret(self.secret_file or None) if self.seed == "student" else None
+        timeouts = {"call_timeout": self.call_timeout, "cell_timeout": self.cell_timeout}
+        folder = (resources.get("metadata") or {}).get("path") or None
+        with worker_session(
+            self._kernel_limits(), notebook_timeout=self.notebook_timeout, folder=folder, **timeouts
+        ) as (session):
+            seeded = cases.student_seed(secret, str(info.get("student", ""))) if secret else contextlib.nullcontext()
+            with seeded:
+                judged = judge_cells(nb.cells, tests, session)
+            for index, outputs in judged.items():
                 cell = nb.cells[index]
                 ran_in_kernel = cell.get("execution_count") is not None or cell.outputs
                 if cell.metadata.get("nbgrader", {}).get("grade_id") in tests or not ran_in_kernel:
                     cell.outputs = outputs  # other cells keep the kernel's outputs, when it ran them
+                elif _instructors(cell):
+                    pass  # a locked cell of the course (a chart): what it does for grading is not the student's
                 elif outputs and not any(o.get("output_type") == "error" for o in cell.outputs):
                     # fine in the kernel, not where it is graded (a module the worker cannot import...): say so
                     for output in outputs:
@@ -602,11 +659,14 @@ class JudgeTests(NbGraderPreprocessor):
         return nb, resources
 
     def _kernel_limits(self) -> dict[str, Any]:
-        """The grading kernel's ``memory_limit``, ``cpu_limit``, ``sandbox`` and ``hidden_paths`` (its config)."""
-        configured = self.config.LimitedKernelManager
-        traits = LimitedKernelManager.class_traits()
-        names = ("memory_limit", "cpu_limit", "sandbox", "hidden_paths")
-        return {name: configured.get(name, traits[name].default()) for name in names}
+        """The grading kernel's ``memory_limit``, ``cpu_limit``, ``process_limit`` and ``sandbox`` (its config)."""
+        return kernel_limits(self.config)
+
+
+def _instructors(cell: NotebookNode) -> bool:
+    """A locked cell of the course that is neither a solution nor a test (a chart, a demo)."""
+    meta = cell.get("metadata", {}).get("nbgrader", {})
+    return bool(meta.get("locked")) and not meta.get("solution") and not meta.get("grade")
 
 
 def _solution_ids(notebook: Any) -> set[str]:

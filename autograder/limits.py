@@ -1,24 +1,30 @@
-"""Resource limits for the grading kernel, and an nbgrader ``Execute`` preprocessor that enforces an output limit.
+"""Limits on a submission's code, and an nbgrader ``Execute`` preprocessor that keeps its failures to its own cells.
 
-nbgrader bounds a cell's wall time only. Here each grading kernel also runs under
+nbgrader bounds a cell's wall time only. Here each grading kernel (and, through :mod:`autograder.judge`, each
+worker) also runs
 
-* a memory limit (``RLIMIT_AS``, default 2 GiB): a memory bomb raises ``MemoryError`` in its cell;
-* a CPU-time limit (``RLIMIT_CPU``, default 600 s for the whole notebook): past it the kernel is stopped;
-* an output limit per cell (default 1 MB): the rest of the cell's output is dropped, and the cell gets an
-  ``OutputLimitExceeded`` error, so a test cell that floods its output scores 0 with the reason given.
+* in the allowlist sandbox of :mod:`autograder.sandbox` (required for grading: without bubblewrap it refuses);
+* in a :class:`Cgroup` of its own where the machine allows it: memory (default 2 GiB) and processes (256) for all
+  its processes together, and whatever it leaves running is killed; else ``RLIMIT_NPROC``;
+* under ``RLIMIT_AS`` (memory per process), ``RLIMIT_CPU`` (600 s per process) and ``RLIMIT_FSIZE`` (file size);
+* with output budgets per cell (1 MB) and per notebook (5 MB) covering prints, displays and their updates, and
+  widget messages; error messages kept, cut short; no message over 64 MB is ever read by the grader.
 
-The kernel is started by a few lines of Python (:data:`SET_LIMITS`, run with ``python -I -S -c``, so it starts in
-milliseconds and imports nothing of the course) that set the limits on themselves and then become the kernel
-(``os.execvp``).
+A cell whose kernel dies, stalls or floods its output gets an error and the kernel is restarted with the cells
+above replayed; past ``max_kernel_restarts`` the remaining cells are marked not run. The judge scores the test
+cells either way. The kernel is started by a few lines of Python (:data:`JOIN_CGROUP`, then bubblewrap, then
+:data:`SET_LIMITS`, each run with ``python -I -S -c`` in milliseconds) that set the limits and become the kernel.
 """
 
 from __future__ import annotations
 
+import contextlib
 import copy
-import functools
+import itertools
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -26,19 +32,22 @@ import time
 from typing import Any
 
 from jupyter_client.manager import AsyncKernelManager
-from jupyter_core.utils import ensure_async, run_sync
-from nbclient.exceptions import DeadKernelError
+from jupyter_core.utils import run_sync
+from nbclient.exceptions import CellTimeoutError, DeadKernelError
 from nbformat.notebooknode import NotebookNode
 from nbgrader.preprocessors import Execute
 from traitlets import Bool, Integer, List, Unicode
 
+from . import sandbox
+from .sandbox import KEPT_ENVIRONMENT, SandboxUnavailable
+
 GIB = 1024**3
 
-KEPT_ENVIRONMENT = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "PYTHONPATH", "PYTHONIOENCODING", "NBGRADER_EXECUTION",
-                    "NBGRADER_VALIDATING", "JPY_SESSION_NAME")  # fmt: skip
-"""What a sandboxed kernel keeps of the grader's environment (no secrets, no JPY_PARENT_PID: PID 1 is bwrap)."""
+__all__ = ["KEPT_ENVIRONMENT", "SandboxUnavailable", "bubblewrap"]
 
-PRIVATE_ENVIRONMENT = ("BPE_COURSE_SEED",)
+bubblewrap = sandbox.bubblewrap
+
+PRIVATE_ENVIRONMENT = ("BPE_COURSE_SEED", "BPE_COURSE_SECRET")
 """Variables student code never gets, even with the sandbox off."""
 
 
@@ -62,176 +71,219 @@ def parse_size(text: str) -> int:
         raise ValueError(f"not a size: {text!r} (use e.g. 2G, 512M or a number of bytes)") from None
 
 
-@functools.cache
-def bubblewrap() -> str | None:
-    """The path of a working ``bwrap`` (bubblewrap), or ``None`` when it is missing or cannot make namespaces."""
-    path = shutil.which("bwrap")
-    if path is None:
-        return None
-    probe = [path, "--ro-bind", "/", "/", "--dev", "/dev", "--unshare-net", "--die-with-parent", "true"]
-    try:
-        ok = subprocess.run(probe, capture_output=True, timeout=20).returncode == 0
-    except (OSError, subprocess.TimeoutExpired):
-        ok = False
-    return path if ok else None
-
-
 def sandbox_status(mode: str) -> str:
-    """A one-line account of the sandbox a ``mode`` gives on this machine (for reports)."""
-    if mode == "off":
-        return "sandbox: off (student code can read and write what the grading user can)"
-    if bubblewrap():
-        return "sandbox: bubblewrap (no network; course sources, gradebooks and other submissions hidden)"
-    return "sandbox: OFF, bubblewrap is missing or cannot run here (Debian: apt-get install bubblewrap)"
+    """A one-line account of the isolation a sandbox ``mode`` gives on this machine (see :func:`sandbox.status`)."""
+    return sandbox.status(mode)
 
 
 def package_dirs(installed: bool = False) -> list[str]:
     """The folders of the course's packages (``autograder``, ``bpe_ref``) this process imported; with
     ``installed``, also any copy of them in site-packages (what student code could import instead)."""
-    import site
-
-    import autograder
-    import bpe_ref
-
-    found = [os.path.dirname(os.path.abspath(m.__file__)) for m in (autograder, bpe_ref)]
-    if installed:
-        for folder in [*site.getsitepackages(), site.getusersitepackages()]:
-            found += [os.path.join(folder, name) for name in ("autograder", "bpe_ref")]
-    return [path for path in found if os.path.exists(path)]
+    return [p for copies in sandbox.course_package_dirs(installed).values() for p in copies]
 
 
-def _code_roots() -> list[str]:
-    """The folders the kernel must read to run: Python's prefixes, its import path, the course's packages."""
-    roots = {sys.prefix, sys.base_prefix, sys.exec_prefix, os.path.dirname(sys.executable)}
-    roots |= {os.path.dirname(p) for p in package_dirs()}
-    # sys.path[0] is the script's folder or the working folder (with -m), which may be anything: not a code root
-    roots |= {p for p in sys.path[1:] if p and os.path.isdir(p) and os.path.realpath(p) != os.getcwd()}
-    return sorted({os.path.realpath(r) for r in roots})
+# ---------------------------------------------------------------------------------------------------------------
+# limits on all the processes of one submission together
+# ---------------------------------------------------------------------------------------------------------------
 
 
-def sandbox_argv(
-    bwrap: str,
-    workdir: str,
-    hidden_paths: list[str],
-    *,
-    home: str | None = None,
-    binds: list[str] = (),  # type: ignore[assignment]
-    read_only: list[str] = (),  # type: ignore[assignment]
-) -> list[str]:
-    """The ``bwrap`` argv that runs a command with ``workdir`` as its only writable folder.
+class Cgroup:
+    """A control group holding every process of one run of a submission's code (its kernel or its worker, and all
+    they start), so that memory and processes are limited for all of them together.
 
-    The command runs as ``nobody`` in user, PID, network, IPC and UTS namespaces of its own with no
-    capabilities, so it can neither see nor signal the grader's processes, nor reach any network. It sees the
-    file system read-only, with each of ``hidden_paths`` replaced by an empty folder (or ``/dev/null``), plus
-    ``binds`` writable and ``read_only`` readable; ``workdir`` (where it starts), ``/tmp``, ``/dev/shm`` and the
-    temporary folder are small private tmpfs, so what it writes stays in memory, within limits, and vanishes.
-    Its environment is cleared but for :data:`KEPT_ENVIRONMENT`, with ``HOME`` set to ``home`` (default
-    ``workdir``).
+    cgroup v2 is used where this process may create a child of its own cgroup with the ``memory`` and ``pids``
+    controllers (a delegated cgroup, e.g. under ``systemd-run --user --scope``); else cgroup v1, where the
+    ``memory`` and ``pids`` hierarchies are writable (a root grader, a container). Where neither is, :meth:`create`
+    returns ``None`` and the fallback holds: ``RLIMIT_NPROC`` for the processes of the sandbox's own user
+    namespace, ``RLIMIT_AS``, ``RLIMIT_CPU`` and ``RLIMIT_FSIZE`` per process, and size-limited in-memory
+    folders for disk (:mod:`autograder.sandbox`).
 
-    Args:
-        bwrap: the path of ``bwrap`` (see :func:`bubblewrap`).
-        workdir: the working folder, writable.
-        hidden_paths: files and folders the command must not see.
-
-    Returns:
-        The argv to put before the command.
-
-    Example:
-        >>> argv = sandbox_argv("/usr/bin/bwrap", "/srv/run", ["/srv/solutions"])
-        >>> argv[argv.index("--chdir") + 1], "--unshare-net" in argv
-        ('/srv/run', True)
+    Processes join it before they become the sandbox (:data:`JOIN_CGROUP`), so every child is born inside.
     """
-    workdir = os.path.realpath(workdir)
-    home = home or workdir
-    small = str(256 * 1024**2)
-    argv = [bwrap, "--unshare-user", "--uid", "65534", "--gid", "65534", "--cap-drop", "ALL"]
-    argv += ["--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--die-with-parent"]
-    argv += ["--new-session", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
-    argv += ["--size", small, "--tmpfs", "/tmp", "--size", small, "--tmpfs", "/dev/shm"]
-    if os.path.realpath(tempfile.gettempdir()) != "/tmp":  # TMPDIR elsewhere: other runs' scratch folders live there
-        argv += ["--size", small, "--tmpfs", os.path.realpath(tempfile.gettempdir())]
-    hidden = sorted({os.path.realpath(p) for p in hidden_paths})
-    _hide(argv, hidden)
-    # Python and the course's packages stay readable where they live under /tmp or a hidden folder (a home
-    # folder with pyenv, a virtual environment, a clone in /tmp); hidden paths inside them are hidden again.
-    covers = ["/tmp", *hidden]
-    kept = [r for r in _code_roots() if r not in hidden and any(r.startswith(c.rstrip("/") + "/") for c in covers)]
-    for keep in kept:
-        argv += ["--ro-bind", keep, keep]
-    _hide(argv, [p for p in hidden if any(p.startswith(k.rstrip("/") + "/") for k in kept)])
-    argv += ["--size", str(WORKDIR_BYTES), "--tmpfs", workdir]  # private and small: nothing of it reaches the disk
-    for path in binds:
-        argv += ["--bind", path, path]
-    for path in read_only:
-        argv += ["--ro-bind", path, path]
-    argv += ["--clearenv"]
-    for name in KEPT_ENVIRONMENT:
-        if name in os.environ:
-            argv += ["--setenv", name, os.environ[name]]
-    argv += ["--setenv", "HOME", home, "--setenv", "IPYTHONDIR", os.path.join(home, ".ipython")]
-    argv += ["--setenv", "MPLCONFIGDIR", os.path.join(home, ".matplotlib"), "--setenv", "TMPDIR", "/tmp"]
-    argv += ["--chdir", workdir]
-    return argv
+
+    def __init__(self, folders: list[str], procs: list[str]) -> None:
+        self.folders, self.procs = folders, procs
+
+    @classmethod
+    def create(cls, memory: int, processes: int) -> Cgroup | None:
+        """A new cgroup limited to ``memory`` bytes (0: none) and ``processes`` tasks (0: none), or ``None``."""
+        name = f"bpe-{os.getpid()}-{next(_COUNTER)}"
+        try:
+            own = _own_cgroups()
+        except OSError:
+            return None
+        for attempt in (cls._v2, cls._v1):
+            try:
+                made = attempt(own, name, memory, processes)
+            except OSError:
+                made = None
+            if made is not None:
+                return made
+        return None
+
+    @classmethod
+    def _v2(cls, own: dict[str, str], name: str, memory: int, processes: int) -> Cgroup | None:
+        root = "/sys/fs/cgroup"
+        if "" not in own or not os.path.exists(os.path.join(root, "cgroup.controllers")):
+            return None
+        parent = os.path.join(root, own[""].lstrip("/"))
+        with open(os.path.join(parent, "cgroup.subtree_control")) as handle:
+            enabled = handle.read().split()
+        if not {"memory", "pids"} <= set(enabled):
+            return None  # not delegated to us: enabling them would move this process's siblings
+        folder = os.path.join(parent, name)
+        os.mkdir(folder)
+        made = cls([folder], [os.path.join(folder, "cgroup.procs")])
+        try:
+            _write(os.path.join(folder, "memory.max"), memory or "max")
+            _write(os.path.join(folder, "memory.swap.max"), 0, optional=True)
+            _write(os.path.join(folder, "pids.max"), processes or "max")
+        except OSError:
+            made.close()
+            return None
+        return made
+
+    @classmethod
+    def _v1(cls, own: dict[str, str], name: str, memory: int, processes: int) -> Cgroup | None:
+        folders = []
+        for controller in ("memory", "pids"):
+            key = next((k for k in own if controller in k.split(",")), None)
+            base = os.path.join("/sys/fs/cgroup", controller)
+            if key is None or not os.path.isdir(base):
+                cls(folders, []).close()
+                return None
+            folder = os.path.join(base, own[key].lstrip("/"), name)
+            os.mkdir(folder)
+            folders.append(folder)
+        made = cls(folders, [os.path.join(f, "cgroup.procs") for f in folders])
+        try:
+            if memory:
+                _write(os.path.join(folders[0], "memory.limit_in_bytes"), memory)
+                _write(os.path.join(folders[0], "memory.memsw.limit_in_bytes"), memory, optional=True)
+            if processes:
+                _write(os.path.join(folders[1], "pids.max"), processes)
+        except OSError:
+            made.close()
+            return None
+        return made
+
+    def pids(self) -> list[int]:
+        found: set[int] = set()
+        for path in self.procs:
+            with contextlib.suppress(OSError, ValueError), open(path) as handle:
+                found |= {int(line) for line in handle if line.strip()}
+        return sorted(found)
+
+    def close(self) -> None:
+        """Kill every process still in it, and remove it."""
+        self.kill_all()
+        for folder in reversed(self.folders):
+            with contextlib.suppress(OSError):
+                os.rmdir(folder)
+
+    def kill_all(self) -> None:
+        """Kill every process in it (it stays, for the next run)."""
+        for _ in range(50):
+            left = self.pids()
+            if not left:
+                break
+            for pid in left:
+                with contextlib.suppress(OSError):
+                    os.kill(pid, signal.SIGKILL)
+            time.sleep(0.02)
 
 
-def _hide(argv: list[str], paths: list[str]) -> None:
-    for path in paths:
-        if os.path.isdir(path):
-            argv += ["--tmpfs", path]  # a working folder inside it is bound back afterwards
-        elif os.path.exists(path):
-            argv += ["--ro-bind", "/dev/null", path]
+_COUNTER = itertools.count()
+
+
+def _own_cgroups() -> dict[str, str]:
+    """``/proc/self/cgroup`` as {controllers: path} (``""`` is the cgroup v2 hierarchy)."""
+    own = {}
+    with open("/proc/self/cgroup") as handle:
+        for line in handle:
+            _, controllers, path = line.rstrip("\n").split(":", 2)
+            own[controllers] = path
+    return own
+
+
+def _write(path: str, value: object, optional: bool = False) -> None:
+    try:
+        with open(path, "w") as handle:
+            handle.write(str(value))
+    except OSError:
+        if not optional:
+            raise
+
+
+JOIN_CGROUP = """
+import os, sys
+end = sys.argv.index("--")
+for path in sys.argv[1:end]:
+    with open(path, "w") as handle:
+        handle.write(str(os.getpid()))
+os.execvp(sys.argv[end + 1], sys.argv[end + 1:])
+"""
+"""Moves itself into the cgroups whose ``cgroup.procs`` files are given, then becomes the command after ``--``."""
+
+
+def joined_command(command: list[str], cgroup: Cgroup | None) -> list[str]:
+    """``command``, started inside ``cgroup`` (unchanged when ``cgroup`` is ``None``)."""
+    if cgroup is None:
+        return command
+    return [sys.executable, "-I", "-S", "-c", JOIN_CGROUP, *cgroup.procs, "--", *command]
 
 
 class LimitedKernelManager(AsyncKernelManager):
-    """A kernel manager whose kernels start under memory and CPU-time limits, optionally in a bubblewrap sandbox.
+    """A kernel manager whose kernels start in the allowlist sandbox (:mod:`autograder.sandbox`), under memory,
+    process and CPU-time limits.
 
-    In the sandbox (``sandbox = "auto"`` or ``"bwrap"``) the kernel sees the file system read-only, with every
-    path of ``hidden_paths`` (and ``/tmp``) replaced by an empty folder, except its own working folder, which
-    it may write; it has no network (its own network namespace); and it talks to the grader over Unix sockets
-    (ZeroMQ ``ipc``) in a folder of its own.
+    The kernel talks to the grader over Unix sockets (ZeroMQ ``ipc``) in a folder of its own, the only host folder
+    it may write. Its processes share one :class:`Cgroup` where the machine allows it (memory and processes for
+    all of them together), and each has ``RLIMIT_AS``, ``RLIMIT_CPU``, ``RLIMIT_FSIZE`` and ``RLIMIT_NPROC``.
     """
 
-    memory_limit = Integer(2 * GIB, help="RLIMIT_AS of the kernel in bytes (0: none)").tag(config=True)
-    cpu_limit = Integer(600, help="RLIMIT_CPU of the kernel in seconds (0: none)").tag(config=True)
-    sandbox = Unicode("auto", help="'auto' (bubblewrap when it works), 'bwrap' (required) or 'off'").tag(config=True)
-    hidden_paths = List(Unicode(), [], help="paths the sandboxed kernel sees as empty folders").tag(config=True)
+    memory_limit = Integer(2 * GIB, help="bytes of memory of the kernel and its children (0: none)").tag(config=True)
+    cpu_limit = Integer(600, help="RLIMIT_CPU of each process in seconds (0: none)").tag(config=True)
+    process_limit = Integer(256, help="processes and threads of the kernel together (0: none)").tag(config=True)
+    sandbox = Unicode(
+        "required",
+        help="'required' (also 'bwrap': refuse to run student code without bubblewrap), 'auto' (bubblewrap when it "
+        "works, else none: self-checks) or 'off' (no isolation, said explicitly)",
+    ).tag(config=True)
+    hidden_paths = List(Unicode(), [], help="ignored: the sandbox is an allowlist (kept for old configs)").tag(
+        config=True
+    )
+    files_from = Unicode("", help="host folder whose files the kernel sees in its working folder").tag(config=False)
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self._bwrap = self._sandbox_binary()
+        self._bwrap = sandbox.resolve(self.sandbox)  # SandboxUnavailable: fail closed, before any student code
+        self._cgroup: Cgroup | None = None
         if self._bwrap:
             self._socket_dir = tempfile.mkdtemp(prefix="bpe-kernel-")
             self.transport = "ipc"
             self.ip = os.path.join(self._socket_dir, "kernel")
 
-    def _sandbox_binary(self) -> str | None:
-        if self.sandbox == "off":
-            return None
-        found = bubblewrap()
-        if found is None and self.sandbox == "bwrap":
-            raise RuntimeError("sandbox = 'bwrap' but bubblewrap is missing or cannot run (apt-get install bubblewrap)")
-        return found
-
     def format_kernel_cmd(self, extra_arguments: list[str] | None = None) -> list[str]:
         command = super().format_kernel_cmd(extra_arguments)
-        return limited_command(command, self.memory_limit, self.cpu_limit)
+        return limited_command(command, self.memory_limit, self.cpu_limit, processes=self.process_limit)
 
     async def _async_pre_start_kernel(self, **kw: Any):
         command, kw = await super()._async_pre_start_kernel(**kw)
         if self._bwrap:
-            command = [*self.sandbox_prefix(kw.get("cwd") or os.getcwd()), *command]
-        return command, kw
+            command = [*self.sandbox_prefix(self.files_from or None), *command]
+        if self._cgroup is None:
+            self._cgroup = Cgroup.create(self.memory_limit, self.process_limit)
+        return joined_command(command, self._cgroup), kw
 
-    def sandbox_prefix(self, workdir: str) -> list[str]:
-        """The ``bwrap`` argv that runs this kernel with ``workdir`` as its only writable folder (see
-        :func:`sandbox_argv`); its ZeroMQ sockets and connection file are bound in as well."""
-        scratch_home = os.path.join(self._socket_dir, "home")
-        os.makedirs(scratch_home, exist_ok=True)
-        return sandbox_argv(
+    def sandbox_prefix(self, files_from: str | None = None) -> list[str]:
+        """The ``bwrap`` argv that runs this kernel (see :func:`autograder.sandbox.sandbox_argv`): it may import
+        ``bpe_ref`` (the chart cells draw with it), never ``autograder``; its ZeroMQ sockets and connection file are
+        bound in."""
+        return sandbox.sandbox_argv(
             self._bwrap,
-            workdir,
-            self.hidden_paths,
-            home=scratch_home,
+            course_packages=("bpe_ref",),
+            files_from=files_from,
             binds=[self._socket_dir],
             read_only=[self.connection_file],
         )
@@ -249,32 +301,77 @@ class LimitedKernelManager(AsyncKernelManager):
 
     async def _async_cleanup_resources(self, restart: bool = False) -> None:
         await super()._async_cleanup_resources(restart=restart)
-        if self._bwrap and not restart:
+        if restart:
+            return
+        if self._cgroup is not None:
+            self._cgroup.close()  # every process the kernel left behind
+            self._cgroup = None
+        if self._bwrap:
             shutil.rmtree(self._socket_dir, ignore_errors=True)
 
     cleanup_resources = _async_cleanup_resources
 
 
-MAX_ERROR_TEXT = 10_000
-"""Characters kept of an error's message, and of each line of its traceback (the last 60 lines are kept)."""
+MAX_ERROR_TEXT = 2_000
+"""Characters kept of an error's message."""
+MAX_TRACEBACK_TEXT = 20_000
+"""Characters kept of an error's traceback, all lines together (the last lines are kept)."""
+MAX_MESSAGE_BYTES = 64 * 1024**2
+"""The largest message the grader accepts from a kernel (ZeroMQ ``MAXMSGSIZE``): a larger one is never read into
+the grader's memory, and the kernel's connection is reset (its output is lost; the cell goes on)."""
 
 
 def _short_error(content: dict) -> dict:
-    """An error message's content with its value and traceback cut to :data:`MAX_ERROR_TEXT` characters a piece
-    (``raise ValueError("x" * 10**8)`` must not make a 100 MB notebook)."""
+    """An error message's content with its value cut to :data:`MAX_ERROR_TEXT` characters and its traceback to
+    :data:`MAX_TRACEBACK_TEXT` (``raise ValueError("x" * 10**8)`` must not make a 100 MB notebook).
+
+    Example:
+        >>> short = _short_error({"ename": "E", "evalue": "x" * 10**6, "traceback": ["y" * 10**6] * 100})
+        >>> len(short["evalue"]), sum(map(len, short["traceback"])) <= MAX_TRACEBACK_TEXT
+        (2000, True)
+    """
     content = dict(content)
+    content["ename"] = str(content.get("ename", "Error"))[:200]
     content["evalue"] = str(content.get("evalue", ""))[:MAX_ERROR_TEXT]
     traceback = content.get("traceback", [])
-    content["traceback"] = [str(line)[:MAX_ERROR_TEXT] for line in (traceback if isinstance(traceback, list) else [])][
-        -60:
-    ]
+    kept: list[str] = []
+    room = MAX_TRACEBACK_TEXT
+    for line in reversed(traceback if isinstance(traceback, list) else []):
+        line = str(line)[: min(room, MAX_ERROR_TEXT)]
+        room -= len(line)
+        kept.append(line)
+        if room <= 0:
+            break
+    content["traceback"] = kept[::-1]
     return content
 
 
+def message_bytes(msg: dict) -> int:
+    """The size of a kernel message's content and binary buffers, as stored in a notebook (about)."""
+    size = len(json.dumps(msg.get("content", {}), default=str))
+    return size + sum(len(buffer) for buffer in msg.get("buffers", []) or [] if hasattr(buffer, "__len__"))
+
+
+def _note(name: str, text: str) -> NotebookNode:
+    return NotebookNode(output_type="error", ename=name, evalue=text, traceback=[f"{name}: {text}"])
+
+
 class LimitedExecute(Execute):
-    """nbgrader's ``Execute`` with :class:`LimitedKernelManager` kernels and an output limit per cell."""
+    """nbgrader's ``Execute`` with :class:`LimitedKernelManager` kernels, output limits, and failures that cost only
+    the cells concerned.
+
+    Every message a cell's code sends that can end up in the notebook (printed text, displays and their
+    ``update_display_data``, results, widget messages) counts against the cell's ``max_output_bytes`` and the
+    notebook's ``max_notebook_output_bytes``; past either, the rest is dropped and the cell gets one
+    ``OutputLimitExceeded`` error. Widget state is not stored in the notebook's metadata. Error messages are always
+    kept, cut short. The kernel never reads the graded notebook's folder: it works in a private copy of its files.
+    """
 
     max_output_bytes = Integer(1_000_000, help="bytes of output kept per cell (0: no limit)").tag(config=True)
+    max_notebook_output_bytes = Integer(
+        5_000_000, help="bytes of output kept for all the cells of a notebook (0: no limit)"
+    ).tag(config=True)
+    store_widget_state = Bool(False, help="store widget state in the notebook's metadata").tag(config=True)
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         kwargs.setdefault("kernel_manager_class", LimitedKernelManager)
@@ -288,10 +385,16 @@ class LimitedExecute(Execute):
     ).tag(config=True)
 
     async def async_start_new_kernel(self, **kwargs: Any) -> None:
-        # The kernel works in an empty folder of its own, not in the folder nbgrader writes the graded notebook
-        # to: a symbolic link planted there cannot redirect nbgrader's writes, and nothing it leaves is copied.
-        self._scratch = tempfile.mkdtemp(prefix="bpe-run-")
+        # The kernel works in a folder of its own holding a copy of the files of the notebook's folder, not in the
+        # folder nbgrader writes the graded notebook to: a symbolic link planted there cannot redirect nbgrader's
+        # writes, and nothing it leaves is copied.
+        if not getattr(self, "_scratch", None):
+            self._scratch = tempfile.mkdtemp(prefix="bpe-run-")
+            folder = kwargs.get("cwd") or (self.resources or {}).get("metadata", {}).get("path")
+            sandbox.private_copy(folder or None, self._scratch)
         kwargs["cwd"] = self._scratch
+        if isinstance(self.km, LimitedKernelManager):
+            self.km.files_from = self._scratch
         # the kernel's own chatter ("To connect another client...") is not the grader's output
         kwargs.setdefault("stdout", subprocess.DEVNULL)
         kwargs.setdefault("stderr", subprocess.DEVNULL)
@@ -301,13 +404,38 @@ class LimitedExecute(Execute):
 
     start_new_kernel = run_sync(async_start_new_kernel)
 
+    async def async_start_new_kernel_client(self):
+        # the client's sockets refuse messages over MAX_MESSAGE_BYTES: they never reach the grader's memory
+        import zmq
+        import zmq.asyncio
+
+        context = zmq.asyncio.Context()
+        context.setsockopt(zmq.MAXMSGSIZE, MAX_MESSAGE_BYTES)
+        original = self.km.client
+
+        def client(**kwargs: Any):
+            kc = original(context=context, **kwargs)
+            kc._created_context = True  # destroyed with the client
+            return kc
+
+        self.km.client = client
+        try:
+            return await super().async_start_new_kernel_client()
+        finally:
+            self.km.client = original
+
+    start_new_kernel_client = run_sync(async_start_new_kernel_client)
+
     def preprocess(self, nb: NotebookNode, resources: Any, km: Any = None):
         self._deadline = time.monotonic() + self.notebook_timeout if self.notebook_timeout else None
+        self._output_bytes, self._notebook_bytes, self._dead, self._noted, self._restarts = {}, 0, False, {}, 0
+        self._scratch = ""
         try:
             return super().preprocess(nb, resources, km)
         finally:
-            if getattr(self, "_scratch", None):
+            if self._scratch:
                 shutil.rmtree(self._scratch, ignore_errors=True)
+            self._scratch = ""
 
     async def async_execute_cell(
         self, cell: NotebookNode, cell_index: int, execution_count: int | None = None, store_history: bool = True
@@ -325,6 +453,9 @@ class LimitedExecute(Execute):
         if cell.cell_type == "code" and meta.get("grade") and not meta.get("solution") and not self.run_test_cells:
             cell.outputs = []
             return cell
+        if cell.cell_type == "code" and getattr(self, "_dead", False):
+            cell.outputs = [_note("KernelDied", f"not run: the kernel died more than {self.max_kernel_restarts} times")]
+            return cell
         left = self._time_left()
         if cell.cell_type == "code" and left is not None and left < 1:  # cells get whole seconds: none is left
             cell.outputs = [
@@ -338,22 +469,26 @@ class LimitedExecute(Execute):
             return cell
         try:
             return await super().async_execute_cell(cell, cell_index, execution_count, store_history)
-        except DeadKernelError:
+        except (DeadKernelError, CellTimeoutError) as exc:
+            # a dead kernel, or one that neither answered nor finished its output in time (it ignores SIGINT, it
+            # floods its output channel): this cell fails, the kernel is restarted, the rest is graded
             self._restarts = getattr(self, "_restarts", 0) + 1
-            cell.outputs.append(
-                NotebookNode(
-                    output_type="error",
-                    ename="KernelDied",
-                    evalue="the kernel stopped while running this cell (os._exit, a crash, or a resource limit)",
-                    traceback=["KernelDied: the kernel stopped while running this cell"],
-                )
-            )
+            if isinstance(exc, DeadKernelError):
+                cell.outputs.append(_note("KernelDied", "the kernel stopped while running this cell (os._exit, a "
+                                          "crash, or a resource limit)"))  # fmt: skip
+            else:
+                cell.outputs.append(_note("CellTimeout", "the cell did not finish in time (or its output did not "
+                                          "stop); the kernel was restarted"))  # fmt: skip
             if self._restarts > self.max_kernel_restarts:
-                raise
+                self._dead = True  # the cells below are not run; the judge still scores the test cells
+                return cell
             await self._restart_and_replay(cell_index)
             return cell
 
     execute_cell = run_sync(async_execute_cell)
+
+    def _cgroup_of_kernel(self) -> Cgroup | None:
+        return getattr(self.km, "_cgroup", None)
 
     def _time_left(self) -> float | None:
         """Seconds left of the notebook's budget (``None``: no budget)."""
@@ -368,16 +503,55 @@ class LimitedExecute(Execute):
         return max(1, int(min(timeout or left, left)))
 
     async def _restart_and_replay(self, cell_index: int) -> None:
+        if self._cgroup_of_kernel() is not None:
+            self._cgroup_of_kernel().kill_all()  # what the old kernel left running
         await self.km.restart_kernel(now=True)
-        await ensure_async(self.kc.wait_for_ready(timeout=self.startup_timeout))
+        # a fresh client: the old one's sockets may have been cut off (a message over MAX_MESSAGE_BYTES)
+        with contextlib.suppress(Exception):
+            self.kc.stop_channels()
+        await self.async_start_new_kernel_client()
         for index, earlier in enumerate(self.nb.cells[:cell_index]):
             if earlier.cell_type == "code" and earlier.source.strip():
                 scratch = NotebookNode(copy.deepcopy(dict(earlier)))
                 scratch.outputs = []
                 try:
                     await super().async_execute_cell(scratch, index, store_history=False)
-                except DeadKernelError:
-                    return  # an earlier cell kills it again: the rest will fail on their own
+                except (DeadKernelError, CellTimeoutError):
+                    return  # an earlier cell kills or stalls it again: the rest will fail on their own
+
+    def process_message(self, msg: dict, cell: NotebookNode, cell_index: int):
+        msg_type = msg.get("msg_type", "")
+        if msg_type in ("status", "execute_input", "clear_output"):
+            return super().process_message(msg, cell, cell_index)
+        if msg_type == "error":
+            msg = {**msg, "content": _short_error(msg.get("content", {}))}
+        if not self._over_budget(msg, cell_index):
+            return super().process_message(msg, cell, cell_index)
+        first_error = not any(o.get("output_type") == "error" and o.get("ename") != "OutputLimitExceeded"
+                              for o in cell.get("outputs", []))  # fmt: skip
+        if msg_type == "error" and first_error:  # the cell's own error is kept, whatever the budget
+            return super().process_message(msg, cell, cell_index)
+        return None  # dropped: the cell's (or the notebook's) output budget is spent
+
+    def _over_budget(self, msg: dict, cell_index: int) -> bool:
+        """Count ``msg`` against the cell's and the notebook's budgets; ``True`` (and a note, once) when over."""
+        size = message_bytes(msg)
+        used = self._output_bytes.get(cell_index, 0)
+        self._output_bytes[cell_index] = used + size
+        notebook_used = getattr(self, "_notebook_bytes", 0)
+        self._notebook_bytes = notebook_used + size
+        over_cell = self.max_output_bytes and used + size > self.max_output_bytes
+        over_notebook = self.max_notebook_output_bytes and notebook_used + size > self.max_notebook_output_bytes
+        if not (over_cell or over_notebook):
+            return False
+        if not getattr(self, "_noted", {}).get(cell_index):
+            self._noted = {**getattr(self, "_noted", {}), cell_index: True}
+            limit = f"{self.max_output_bytes:,} bytes" if over_cell else f"{self.max_notebook_output_bytes:,} bytes"
+            where = "this cell" if over_cell else "the notebook"
+            note = _note("OutputLimitExceeded", f"{where} made more than {limit} of output; the rest was dropped")
+            cell = self.nb.cells[cell_index]
+            cell.outputs.append(note)
+        return True
 
     def output(self, outs: list[NotebookNode], msg: dict, display_id: str | None, cell_index: int):
         cell = self.nb.cells[cell_index] if 0 <= cell_index < len(self.nb.cells) else {}
@@ -387,47 +561,35 @@ class LimitedExecute(Execute):
             return None
         if msg.get("msg_type") == "error":  # kept, whatever the budget, but cut to a readable size
             msg = {**msg, "content": _short_error(msg.get("content", {}))}
-            return super().output(outs, msg, display_id, cell_index)
-        if not self.max_output_bytes:
-            return super().output(outs, msg, display_id, cell_index)
-        size = len(json.dumps(msg.get("content", {}), default=str))
-        used = self._output_bytes.get(cell_index, 0)
-        self._output_bytes[cell_index] = used + size
-        if used + size <= self.max_output_bytes:
-            return super().output(outs, msg, display_id, cell_index)
-        if used <= self.max_output_bytes:  # the first output over the limit: say so once
-            note = NotebookNode(
-                output_type="error",
-                ename="OutputLimitExceeded",
-                evalue=f"this cell printed more than {self.max_output_bytes:,} bytes; the rest was dropped",
-                traceback=[f"OutputLimitExceeded: more than {self.max_output_bytes:,} bytes of output"],
-            )
-            outs.append(note)
-        return None
+        return super().output(outs, msg, display_id, cell_index)
 
 
 SET_LIMITS = """
 import os, resource, sys
-memory, cpu, size = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
+memory, cpu, size, processes = (int(x) for x in sys.argv[1:5])
 if memory > 0:
     resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
 if cpu > 0:
     resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 5))
 if size > 0:
     resource.setrlimit(resource.RLIMIT_FSIZE, (size, size))
-os.execvp(sys.argv[4], sys.argv[4:])
+if processes > 0:
+    resource.setrlimit(resource.RLIMIT_NPROC, (processes, processes))
+os.execvp(sys.argv[5], sys.argv[5:])
 """
-"""Sets RLIMIT_AS, RLIMIT_CPU and RLIMIT_FSIZE, then becomes the command; arguments: memory bytes, CPU seconds,
-file bytes, command..."""
+"""Sets RLIMIT_AS, RLIMIT_CPU, RLIMIT_FSIZE and RLIMIT_NPROC, then becomes the command; arguments: memory bytes,
+CPU seconds, file bytes, processes, command... ``RLIMIT_NPROC`` counts the processes of the sandbox's own user
+(``nobody`` in its user namespace), except when the grader runs as root: then only the cgroup limits them."""
 
 FILE_BYTES = 256 * 1024**2
 """The largest file student code may write (RLIMIT_FSIZE); in the sandbox its folders are small tmpfs as well."""
-WORKDIR_BYTES = 256 * 1024**2
 
 
-def limited_command(command: list[str], memory: int, cpu: int, file_size: int = FILE_BYTES) -> list[str]:
-    """``command`` prefixed so that it runs under ``memory`` bytes of address space, ``cpu`` seconds of CPU, and
-    writes no file larger than ``file_size`` bytes.
+def limited_command(
+    command: list[str], memory: int, cpu: int, file_size: int = FILE_BYTES, *, processes: int = 0
+) -> list[str]:
+    """``command`` prefixed so that it runs under ``memory`` bytes of address space, ``cpu`` seconds of CPU, writes
+    no file larger than ``file_size`` bytes, and its user runs at most ``processes`` processes (threads included).
 
     ``0`` means no limit. The prefix is ``python -I -S -c SET_LIMITS``: it imports only ``os``, ``resource`` and
     ``sys`` (about 20 ms), where ``python -m autograder...`` would import the course's packages first (seconds).
@@ -436,11 +598,15 @@ def limited_command(command: list[str], memory: int, cpu: int, file_size: int = 
         ValueError: an empty command, or a negative limit.
 
     Example:
-        >>> limited_command(["true"], 2**30, 60)[-4:]
-        ['1073741824', '60', '268435456', 'true']
+        >>> limited_command(["true"], 2**30, 60)[-5:]
+        ['1073741824', '60', '268435456', '0', 'true']
     """
     if not command:
         raise ValueError("no command to limit")
-    if memory < 0 or cpu < 0 or file_size < 0:
-        raise ValueError(f"limits must be 0 (none) or positive: memory={memory!r}, cpu={cpu!r}, file={file_size!r}")
-    return [sys.executable, "-I", "-S", "-c", SET_LIMITS, str(memory), str(cpu), str(file_size), *command]
+    if min(memory, cpu, file_size, processes) < 0:
+        raise ValueError(
+            f"limits must be 0 (none) or positive: memory={memory!r}, cpu={cpu!r}, file={file_size!r}, "
+            f"processes={processes!r}"
+        )
+    limits = [str(memory), str(cpu), str(file_size), str(processes)]
+    return [sys.executable, "-I", "-S", "-c", SET_LIMITS, *limits, *command]

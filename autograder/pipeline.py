@@ -161,5 +161,13 @@ def configure(c: Any, course_root: Path) -> None:
     c.Autograde.autograde_preprocessors = list(AUTOGRADE)
     # The grading kernel keeps no history file and logs only errors (not its warning about local TCP sockets).
     c.Execute.extra_arguments = ["--HistoryManager.hist_file=:memory:", "--IPKernelApp.log_level=ERROR"]
-    # Feedback shows what student code printed: no script or active HTML from it reaches a browser.
+    # Feedback shows what student code printed: no script or active HTML from it reaches a browser (nbgrader's
+    # feedback template passes markdown's HTML through, so the course's sanitizer runs after nbgrader's steps).
     c.HTMLExporter.sanitize_html = True
+    c.GenerateFeedback.preprocessors = [
+        "nbgrader.preprocessors.GetGrades",
+        "nbconvert.preprocessors.CSSHTMLHeaderPreprocessor",
+        "autograder.sanitize.SanitizeFeedback",
+    ]
+    # The hidden checks' inputs come from the course's secret and each student's id, whichever command grades.
+    c.JudgeTests.secret_file = str(Path(course_root) / ".course_secret")

@@ -5,8 +5,14 @@
 ``"error"`` when the file cannot be graded at all.
 """
 
+import base64
 import json
+import os
+import shutil
+import subprocess
+import sys
 import textwrap
+from pathlib import Path
 
 import nbformat
 
@@ -113,7 +119,308 @@ FAKE_CHECKS_IMPORT = _code(
     """
 )
 
-READ_SEED = 'import os\nprint("SEED", os.environ.get("BPE_COURSE_SEED", "unseen"))'
+READ_SEED = _code(
+    """
+    import os
+    print("SEED", os.environ.get("BPE_COURSE_SECRET", os.environ.get("BPE_COURSE_SEED", "unseen")))
+    """
+)
+
+# --- what the sandbox shows (an allowlist): probes print what they found; the tests read the kernel's output ---
+# (its own working folder holds a copy of its own notebook's folder: not searched)
+SEARCH_EVERYTHING = _code(
+    """
+    import os, stat, sys
+    _skip = {"/proc", "/sys", "/usr", os.path.realpath(sys.prefix), os.path.realpath(sys.base_prefix), os.getcwd()}
+    _names = {"gradebook.db", "grades.csv", "exercise_grades.csv", "journal.jsonl", ".course_secret",
+              "nbgrader_config.py", "pyproject.toml"}
+    _found, _sockets = [], []
+    for _root, _dirs, _files in os.walk("/"):
+        _dirs[:] = [d for d in _dirs if os.path.join(_root, d) not in _skip]
+        for _f in _files:
+            _p = os.path.join(_root, _f)
+            try:
+                _mode = os.lstat(_p).st_mode
+            except OSError:
+                continue
+            if stat.S_ISSOCK(_mode) and not _p.startswith("/tmp/bpe-kernel-"):
+                _sockets.append(_p)
+            if _f in _names or _f.endswith((".ipynb", ".db", ".sqlite")):
+                _found.append(_p)
+    print("FOUND", len(_found), _found[:3])
+    print("SOCKETS", len(_sockets), _sockets[:3])
+    """
+)
+
+LIST_HOMES = _code(
+    """
+    import os
+    _seen = {p: sorted(os.listdir(p)) if os.path.isdir(p) else "absent" for p in ("/home", "/run", "/var", "/media")}
+    print("HOMES", _seen)
+    """
+)
+
+POSTGRES_SOCKET = _code(
+    """
+    import glob, socket
+    _reached = []
+    for _path in glob.glob("/var/run/postgresql/.s.PGSQL.*") + glob.glob("/run/postgresql/.s.PGSQL.*"):
+        try:
+            socket.socket(socket.AF_UNIX).connect(_path)
+            _reached.append(_path)
+        except OSError:
+            pass
+    try:
+        socket.create_connection(("127.0.0.1", 5432), timeout=1)
+        _reached.append("tcp 5432")
+    except OSError:
+        pass
+    print("POSTGRES", len(_reached))
+    """
+)
+
+NETWORK = _code(
+    """
+    import socket
+    try:
+        socket.create_connection(("1.1.1.1", 53), timeout=2)
+        print("NET open")
+    except OSError:
+        print("NET closed")
+    """
+)
+
+DEVICES_AND_PROCESSES = _code(
+    """
+    import os
+    _devices = sorted(n for n in os.listdir("/dev") if n not in
+                      {"null", "zero", "full", "random", "urandom", "tty", "pts", "ptmx", "shm", "fd", "stdin",
+                       "stdout", "stderr", "core", "mqueue"})
+    _pids = [p for p in os.listdir("/proc") if p.isdigit()]
+    _environ = []
+    for _pid in _pids:
+        try:
+            _environ.append(open(f"/proc/{_pid}/environ", "rb").read())
+        except OSError:
+            pass
+    print("DEVICES", _devices, "PIDS", len(_pids) < 20, "ENV", any(b"BPE_COURSE" in e for e in _environ))
+    """
+)
+
+# --- resources of all processes together ---
+FORK_BOMB = _code(
+    """
+    import os, time
+    _children = 0
+    while _children < 5000:
+        try:
+            _pid = os.fork()
+        except OSError:
+            break
+        if _pid == 0:
+            time.sleep(600)
+            os._exit(0)
+        _children += 1
+    print("CHILDREN", _children < 5000)
+    """
+)
+
+FORKED_MEMORY = _code(
+    """
+    import os, time
+    for _ in range(6):
+        if os.fork() == 0:
+            try:
+                _hog = bytearray(300 * 1024 * 1024)
+                for _i in range(0, len(_hog), 4096):
+                    _hog[_i] = 1
+                time.sleep(5)
+            finally:
+                os._exit(0)
+    """
+)
+
+FILL_DISK = _code(
+    """
+    import os
+    _written = 0
+    for _folder in (os.path.expanduser("~"), "/tmp", "/dev/shm", "."):
+        try:
+            with open(os.path.join(_folder, "fill"), "wb") as _f:
+                for _ in range(600):
+                    _f.write(b"x" * 1024 * 1024)
+                    _written += 1
+        except OSError:
+            pass
+    print("WROTE MB", _written)
+    """
+)
+
+NESTED_FOLDERS = _code(
+    """
+    import os
+    _path = os.path.expanduser("~")
+    for _ in range(3000):
+        _path = os.path.join(_path, "d")
+        try:
+            os.mkdir(_path)
+        except OSError:
+            break
+    """
+)
+
+ORPHAN = _code(
+    """
+    import os, time
+    if os.fork() == 0:
+        os.setsid()
+        if os.fork() == 0:
+            time.sleep(3600)
+        os._exit(0)
+    """
+)
+
+THREADS = _code(
+    """
+    import threading, time
+    _started = 0
+    try:
+        for _ in range(5000):
+            threading.Thread(target=time.sleep, args=(60,), daemon=True).start()
+            _started += 1
+    except RuntimeError:
+        pass
+    print("THREADS", _started < 5000)
+    """
+)
+
+# --- output amplification ---
+DISPLAY_UPDATES = _code(
+    """
+    from IPython.display import display, update_display
+    display("start", display_id="flood")
+    for _ in range(300):
+        update_display({"text/plain": "y" * 1_000_000}, raw=True, display_id="flood")
+    """
+)
+
+WIDGET_STATE = _code(
+    """
+    import ipywidgets
+    _boxes = [ipywidgets.Textarea(value="w" * 5_000_000) for _ in range(12)]
+    """
+)
+
+MANY_MESSAGES = _code(
+    """
+    import sys
+    for _i in range(20000):
+        print(_i, flush=True)
+    """
+)
+
+STDERR_FLOOD = 'import sys\nsys.stderr.write("e" * 30_000_000)'
+
+HTML_FLOOD = _code(
+    """
+    from IPython.display import HTML, display
+    for _ in range(40):
+        display(HTML("<b>" + "h" * 500_000 + "</b>"))
+    """
+)
+
+LONG_TRACEBACK = _code(
+    """
+    def _down(n):
+        if n == 0:
+            raise ValueError("bottom " + "v" * 100_000)
+        return _down(n - 1)
+    _down(900)
+    """
+)
+
+# --- active content in the feedback ---
+SCRIPT_OUTPUT = _code(
+    """
+    from IPython.display import HTML, Javascript, display
+    display(HTML('<script>document.title="PWNED-SCRIPT"</script><img src=x onerror="alert(1)">'
+                 '<iframe src="javascript:alert(2)"></iframe><a href="javascript:alert(3)">x</a>'))
+    display(Javascript('document.title="PWNED-JS"'))
+    """
+)
+
+ACTIVE_MARKDOWN = (
+    "My notes.\n\n<script>document.title='PWNED-MD'</script>\n\n<img src=x onerror=\"alert('md')\">\n\n"
+    '<iframe src="https://example.com"></iframe>\n\n<svg onload="alert(4)"><circle r="3"/></svg>\n\n'
+    '<a href="javascript:alert(5)">click</a>\n\n<object data="x.swf"></object><embed src="x.swf">\n\n'
+    '<form action="https://example.com"><input name="q"></form>\n\n<div style="background:url(javascript:x)">'
+    "styled</div>"
+)
+ACTIVE_MARKERS = ("<script", "onerror", "onload", "<iframe", "javascript:", "<object", "<embed", "<form", "PWNED")
+"""What must never appear in a student's feedback HTML (the course's own page markup aside)."""
+
+# --- the private seed ---
+LEAK_INPUTS = _code(
+    """
+    _SEEN = []
+    def get_pair_counts(ids):
+        _SEEN.append(list(ids))
+        counts = {}
+        for pair in zip(ids, ids[1:]):
+            counts[pair] = counts.get(pair, 0) + 1
+        return counts
+    """
+)
+LEAK_INPUTS_MERGE = _code(
+    """
+    def merge(ids, pair, new_id):
+        return [_SEEN] * 50  # every input seen so far, as the answer: the message shows a bounded view
+    """
+)
+
+READ_SECRET = _code(
+    """
+    import os
+    _hits = []
+    for _root in ["/", os.path.expanduser("~"), os.getcwd()]:
+        for _r, _d, _f in os.walk(_root):
+            _d[:] = [d for d in _d if os.path.join(_r, d) not in ("/proc", "/sys", "/usr")]
+            _hits += [os.path.join(_r, f) for f in _f if f.startswith((".course_secret", "course_secret"))]
+    print("SECRET", "found" if _hits or os.environ.get("BPE_COURSE_SECRET") else "unseen")
+    """
+)
+
+# --- failures that must cost only their own cells ---
+IGNORE_SIGINT = _code(
+    """
+    import signal
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    def get_pair_counts(ids):
+        while True:
+            pass
+    """
+)
+
+CRASH_RECURSION = _code(
+    """
+    import sys
+    sys.setrecursionlimit(10**7)
+    def get_pair_counts(ids):
+        return get_pair_counts(ids) + 1
+    """
+)
+
+HUGE_ANSWER = "def get_pair_counts(ids):\n    return {(i, i + 1): 1 for i in range(3_000_000)}"
+COLLIDING_KEYS = _code(
+    """
+    def get_pair_counts(ids):
+        return {n * (2**61 - 1): 1 for n in range(5000)}  # all share one hash
+    """
+)
+EXIT_WHEN_CALLED = "def get_pair_counts(ids):\n    import sys\n    sys.exit(0)"
+INTERRUPT_WHEN_CALLED = "def get_pair_counts(ids):\n    raise KeyboardInterrupt"
+READ_STDIN = "\ntry:\n    input('name? ')\nexcept Exception as _e:\n    print('STDIN', type(_e).__name__)"
+
 
 # attack -> (answers for the solution cells, or a function that edits the whole notebook)
 ANSWERS = {
@@ -139,7 +446,7 @@ ANSWERS = {
     "attack-output-flood": {**GOOD, "merge": GOOD["merge"] + '\nprint("x" * 100_000_000)'},
     "attack-read-seed": {
         **GOOD,
-        "merge": GOOD["merge"] + '\nimport os\nprint("SEED", os.environ.get("BPE_COURSE_SEED", "unseen"))',
+        "merge": GOOD["merge"] + "\n" + READ_SEED,
     },
     "attack-huge-error": {**GOOD, "merge": GOOD["merge"] + '\nraise ValueError("x" * 30_000_000)'},
     "attack-read-hidden-tests": {**GOOD, "merge": GOOD["merge"] + "\n" + READ_HIDDEN_TESTS},
@@ -157,6 +464,41 @@ ANSWERS = {
     "attack-peek-at-expected": {**GOOD, "merge": WRONG_MERGE + "\n" + PEEK_AT_EXPECTED},
     "attack-lying-equality": {**GOOD, "merge": WRONG_MERGE + "\n" + LYING_EQUALITY},
     "attack-fake-checks-import": {**GOOD, "merge": WRONG_MERGE + "\n" + FAKE_CHECKS_IMPORT},
+    # reachable data: the sandbox is an allowlist
+    "attack-search-everything": {**GOOD, "merge": GOOD["merge"] + "\n" + SEARCH_EVERYTHING},
+    "attack-list-homes": {**GOOD, "merge": GOOD["merge"] + "\n" + LIST_HOMES},
+    "attack-postgres-socket": {**GOOD, "merge": GOOD["merge"] + "\n" + POSTGRES_SOCKET},
+    "attack-network": {**GOOD, "merge": GOOD["merge"] + "\n" + NETWORK},
+    "attack-devices-and-processes": {**GOOD, "merge": GOOD["merge"] + "\n" + DEVICES_AND_PROCESSES},
+    "attack-read-secret": {**GOOD, "merge": GOOD["merge"] + "\n" + READ_SECRET},
+    "attack-kill-everything": {**GOOD, "merge": GOOD["merge"] + "\nimport os, signal\nos.kill(-1, signal.SIGKILL)"},
+    "attack-kill-parent": {**GOOD, "merge": GOOD["merge"] + "\nimport os, signal\nos.kill(os.getppid(), 9)"},
+    # resources of all processes together
+    "attack-fork-bomb": {**GOOD, "merge": GOOD["merge"] + "\n" + FORK_BOMB},
+    "attack-forked-memory": {**GOOD, "merge": GOOD["merge"] + "\n" + FORKED_MEMORY},
+    "attack-fill-disk": {**GOOD, "merge": GOOD["merge"] + "\n" + FILL_DISK},
+    "attack-nested-folders": {**GOOD, "merge": GOOD["merge"] + "\n" + NESTED_FOLDERS},
+    "attack-orphan-process": {**GOOD, "merge": GOOD["merge"] + "\n" + ORPHAN},
+    "attack-threads": {**GOOD, "merge": GOOD["merge"] + "\n" + THREADS},
+    # output amplification
+    "attack-display-updates": {**GOOD, "merge": GOOD["merge"] + "\n" + DISPLAY_UPDATES},
+    "attack-widget-state": {**GOOD, "merge": GOOD["merge"] + "\n" + WIDGET_STATE},
+    "attack-many-messages": {**GOOD, "merge": GOOD["merge"] + "\n" + MANY_MESSAGES},
+    "attack-stderr-flood": {**GOOD, "merge": GOOD["merge"] + "\n" + STDERR_FLOOD},
+    "attack-html-flood": {**GOOD, "merge": GOOD["merge"] + "\n" + HTML_FLOOD},
+    "attack-long-traceback": {**GOOD, "merge": GOOD["merge"] + "\n" + LONG_TRACEBACK},
+    # active content
+    "attack-script-output": {**GOOD, "merge": GOOD["merge"] + "\n" + SCRIPT_OUTPUT},
+    # the private seed
+    "attack-leak-inputs": {"get_pair_counts": LEAK_INPUTS, "merge": LEAK_INPUTS_MERGE},
+    # failures cost only their own cells
+    "attack-ignore-sigint": {**GOOD, "get_pair_counts": IGNORE_SIGINT + "\nget_pair_counts([1, 2])"},
+    "attack-crash-recursion": {**GOOD, "get_pair_counts": CRASH_RECURSION},
+    "attack-huge-answer": {**GOOD, "get_pair_counts": HUGE_ANSWER},
+    "attack-colliding-keys": {**GOOD, "get_pair_counts": COLLIDING_KEYS},
+    "attack-exit-when-called": {**GOOD, "get_pair_counts": EXIT_WHEN_CALLED},
+    "attack-interrupt-when-called": {**GOOD, "get_pair_counts": INTERRUPT_WHEN_CALLED},
+    "attack-read-stdin": {**GOOD, "merge": GOOD["merge"] + READ_STDIN},
 }
 
 
@@ -189,11 +531,69 @@ def _strip_metadata(nb):
     return nb
 
 
+def _add_cell(nb, cell):
+    nb.cells.insert(2, cell)
+    return nb
+
+
+def _active_markdown(nb):
+    return _add_cell(nb, nbformat.v4.new_markdown_cell(ACTIVE_MARKDOWN))
+
+
+def _huge_attachment(nb):
+    cell = nbformat.v4.new_markdown_cell("![pasted](attachment:big.png)")
+    cell["attachments"] = {"big.png": {"image/png": base64.b64encode(b"\x89PNG" + b"0" * 6_000_000).decode()}}
+    return _add_cell(nb, cell)
+
+
+def _widget_metadata(nb):
+    nb.metadata["widgets"] = {"application/vnd.jupyter.widget-state+json": {"state": {"m": {"v": "w" * 12_000_000}}}}
+    return nb
+
+
+def _cell_metadata_junk(nb):
+    for cell in nb.cells[:3]:
+        cell.metadata["junk"] = "j" * 3_000_000
+    return nb
+
+
+def _changed_flags(nb):
+    for cell in nb.cells:
+        meta = cell.metadata.get("nbgrader", {})
+        if meta.get("grade_id") == "test_merge_overlaps":
+            meta.update(grade=False, points=100)  # a test cell that counts for nothing, or for everything
+        elif meta.get("grade_id") == "merge":
+            meta.update(solution=False, locked=True)
+        elif meta.get("grade_id") == "get_pair_counts":
+            meta.update(grade=True, points=50)
+    return nb
+
+
+def _own_grade_cell(nb):
+    cell = nbformat.v4.new_code_cell("print('bonus')")
+    cell.metadata["nbgrader"] = {"grade": True, "solution": False, "locked": False, "points": 100,
+                                 "grade_id": "bonus", "schema_version": 3}  # fmt: skip
+    return _add_cell(nb, cell)
+
+
+def _grade_cell_without_id(nb):
+    cell = nbformat.v4.new_code_cell("print('no id')")
+    cell.metadata["nbgrader"] = {"grade": True, "solution": True, "points": 50, "schema_version": 3}
+    return _add_cell(nb, cell)
+
+
 EDITS = {
     "attack-edited-test-cell": (NO_SKIP, _edit_test_cell),
     "attack-deleted-test-cell": (NO_SKIP, _delete_test_cell),
     "attack-duplicated-solution-cell": (GOOD["merge"], _duplicate_solution_cell),
     "attack-metadata-stripped": (GOOD["merge"], _strip_metadata),
+    "attack-active-markdown": (GOOD["merge"], _active_markdown),
+    "attack-huge-attachment": (GOOD["merge"], _huge_attachment),
+    "attack-widget-metadata": (GOOD["merge"], _widget_metadata),
+    "attack-cell-metadata-junk": (GOOD["merge"], _cell_metadata_junk),
+    "attack-changed-flags": (GOOD["merge"], _changed_flags),
+    "attack-own-grade-cell": (GOOD["merge"], _own_grade_cell),
+    "attack-grade-cell-without-id": (GOOD["merge"], _grade_cell_without_id),
 }
 
 RAW = {
@@ -229,7 +629,103 @@ OUTCOMES = {
     "attack-fake-checks-import": {"get_pair_counts": 4, "merge": 2},
     "attack-empty-file": "error",
     "attack-invalid-json": "error",
+    # reachable data (probes print what they found; see SANDBOX_PROBES)
+    "attack-search-everything": {"get_pair_counts": 4, "merge": 4},
+    "attack-list-homes": {"get_pair_counts": 4, "merge": 4},
+    "attack-postgres-socket": {"get_pair_counts": 4, "merge": 4},
+    "attack-network": {"get_pair_counts": 4, "merge": 4},
+    "attack-devices-and-processes": {"get_pair_counts": 4, "merge": 4},
+    "attack-read-secret": {"get_pair_counts": 4, "merge": 4},
+    "attack-kill-everything": {"get_pair_counts": 4, "merge": 4},  # kill(-1) reaches only its own sandbox
+    "attack-kill-parent": {"get_pair_counts": 4, "merge": 4},  # its parent is the sandbox's init: immune
+    # resources: contained by the cgroup (or RLIMIT_NPROC) and the in-memory folders' sizes
+    "attack-fork-bomb": {"get_pair_counts": 4, "merge": 4},
+    "attack-forked-memory": {"get_pair_counts": 4, "merge": 4},
+    "attack-fill-disk": {"get_pair_counts": 4, "merge": 4},
+    "attack-nested-folders": {"get_pair_counts": 4, "merge": 4},
+    "attack-orphan-process": {"get_pair_counts": 4, "merge": 4},
+    "attack-threads": {"get_pair_counts": 4, "merge": 4},
+    # output amplification: cut, the notebook and the feedback stay small
+    "attack-display-updates": {"get_pair_counts": 4, "merge": 4},
+    "attack-widget-state": {"get_pair_counts": 4, "merge": 4},
+    "attack-many-messages": {"get_pair_counts": 4, "merge": 4},
+    "attack-stderr-flood": {"get_pair_counts": 4, "merge": 4},
+    "attack-html-flood": {"get_pair_counts": 4, "merge": 4},
+    "attack-long-traceback": {"get_pair_counts": 4, "merge": 4},
+    "attack-huge-attachment": {"get_pair_counts": 4, "merge": 4},
+    "attack-widget-metadata": {"get_pair_counts": 4, "merge": 4},
+    "attack-cell-metadata-junk": {"get_pair_counts": 4, "merge": 4},
+    # active content: graded as usual, and none of it reaches the feedback
+    "attack-script-output": {"get_pair_counts": 4, "merge": 4},
+    "attack-active-markdown": {"get_pair_counts": 4, "merge": 4},
+    # the private seed: the leak fails its own exercise, and its message is short
+    "attack-leak-inputs": {"get_pair_counts": 4, "merge": 0},
+    # failures cost only the cells concerned
+    "attack-ignore-sigint": {"get_pair_counts": 0, "merge": 4},
+    "attack-crash-recursion": {"get_pair_counts": 0, "merge": 4},
+    "attack-huge-answer": {"get_pair_counts": 0, "merge": 4},
+    "attack-colliding-keys": {"get_pair_counts": 0, "merge": 4},
+    "attack-exit-when-called": {"get_pair_counts": 0, "merge": 4},
+    "attack-interrupt-when-called": {"get_pair_counts": 0, "merge": 4},
+    "attack-read-stdin": {"get_pair_counts": 4, "merge": 4},
+    "attack-changed-flags": {"get_pair_counts": 4, "merge": 4},  # the instructor's flags are restored
+    "attack-own-grade-cell": {"get_pair_counts": 4, "merge": 4},  # a cell the course does not have: not graded
+    "attack-grade-cell-without-id": {"get_pair_counts": 4, "merge": 4},
 }
+
+NEEDS_SANDBOX = {
+    "attack-read-hidden-tests", "attack-gradebook-write", "attack-search-everything", "attack-list-homes",
+    "attack-postgres-socket", "attack-network", "attack-devices-and-processes", "attack-read-secret",
+    "attack-kill-everything", "attack-kill-parent", "attack-fork-bomb", "attack-forked-memory", "attack-fill-disk",
+    "attack-nested-folders", "attack-orphan-process", "attack-threads",
+}  # fmt: skip
+"""Attacks that would harm the machine or other students without isolation: without bubblewrap they are not built
+(the tests that need them skip, saying why)."""
+
+SANDBOX_PROBES = {
+    "attack-read-hidden-tests": "FOUND 0",
+    "attack-gradebook-write": "CHANGED 0",
+    "attack-search-everything": "FOUND 0 []\nSOCKETS 0 []",
+    "attack-list-homes": "HOMES {'/home': ['student'], '/run': 'absent', '/var': 'absent', '/media': 'absent'}",
+    "attack-postgres-socket": "POSTGRES 0",
+    "attack-network": "NET closed",
+    "attack-devices-and-processes": "DEVICES [] PIDS True ENV False",
+    "attack-read-secret": "SECRET unseen",
+    "attack-fork-bomb": "CHILDREN True",
+    "attack-threads": "THREADS True",
+    "attack-fill-disk": "WROTE MB",
+    "attack-read-stdin": "STDIN",
+}
+"""What the kernel printed for each probe (a substring of its printed output)."""
+
+CATEGORIES = {
+    "fail closed": ["(grading without bubblewrap, in tests)"],
+    "reachable data": ["attack-read-hidden-tests", "attack-gradebook-write", "attack-search-everything",
+                       "attack-list-homes", "attack-postgres-socket", "attack-network",
+                       "attack-devices-and-processes", "attack-read-seed", "attack-read-secret",
+                       "attack-kill-everything", "attack-kill-parent"],
+    "resources across processes": ["attack-memory-bomb", "attack-fork-bomb", "attack-forked-memory",
+                                   "attack-fill-disk", "attack-nested-folders", "attack-orphan-process",
+                                   "attack-threads", "attack-infinite-loop", "attack-sleep-in-every-cell"],
+    "output amplification": ["attack-output-flood", "attack-huge-error", "attack-display-updates",
+                             "attack-widget-state", "attack-many-messages", "attack-stderr-flood",
+                             "attack-html-flood", "attack-long-traceback", "attack-huge-attachment",
+                             "attack-widget-metadata", "attack-cell-metadata-junk", "attack-huge-answer"],
+    "active content in feedback": ["attack-script-output", "attack-active-markdown"],
+    "private seed": ["attack-leak-inputs", "attack-read-seed"],
+    "containment of failures": ["attack-deep-recursion", "attack-crash-recursion", "attack-sys-exit",
+                                "attack-os-exit", "attack-kill-kernel", "attack-ignore-sigint",
+                                "attack-colliding-keys", "attack-exit-when-called", "attack-interrupt-when-called",
+                                "attack-read-stdin", "attack-changed-flags", "attack-own-grade-cell",
+                                "attack-grade-cell-without-id", "attack-empty-file", "attack-invalid-json",
+                                "attack-not-utf8", "attack-nbformat3", "attack-edited-test-cell",
+                                "attack-deleted-test-cell", "attack-duplicated-solution-cell",
+                                "attack-metadata-stripped"],
+    "tampering with the checks": ["attack-monkeypatched-checks", "attack-silenced-errors",
+                                  "attack-later-cells-turned-to-pass", "attack-peek-at-expected",
+                                  "attack-lying-equality", "attack-fake-checks-import"],
+}  # fmt: skip
+"""The classes of the issue, each with its attacks (for the closing note's table)."""
 
 # what the report must say about each (a substring of one of its problem lines)
 FLAGS = {
@@ -241,10 +737,17 @@ FLAGS = {
     "attack-metadata-stripped": "lost its nbgrader metadata",
     "attack-not-utf8": "not UTF-8",
     "attack-nbformat3": "nbformat 3",
+    "attack-changed-flags": "changed: restored",
+    "attack-own-grade-cell": "'bonus' from another notebook",
+    "attack-grade-cell-without-id": "without a grade_id",
+    "attack-huge-attachment": "attachments of",
+    "attack-widget-metadata": "notebook metadata (widgets) dropped",
+    "attack-cell-metadata-junk": "of metadata dropped",
 }
 
 
-def build(course_root, folder):
+def build(course_root, folder, sandboxed=True):
+    """Write every attack (without isolation, all but :data:`NEEDS_SANDBOX`) into ``folder``; returns their names."""
     release = nbformat.read(course_root / "notebooks" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", 4)
 
     def path(name):
@@ -253,7 +756,8 @@ def build(course_root, folder):
         return target
 
     for name, answers in ANSWERS.items():
-        nbformat.write(sample_class.fill(release, answers), path(name))
+        if sandboxed or name not in NEEDS_SANDBOX:
+            nbformat.write(sample_class.fill(release, answers), path(name))
     for name, (merge, edit) in EDITS.items():
         nbformat.write(edit(sample_class.fill(release, {**GOOD, "merge": merge})), path(name))
     for name, raw in RAW.items():
@@ -262,3 +766,160 @@ def build(course_root, folder):
     good.cells[0].source += "\n\nCafé résumé"  # é in Windows-1252, as an old editor might save it
     path("attack-not-utf8").write_bytes(nbformat.writes(good).encode("cp1252", errors="replace"))
     path("attack-nbformat3").write_text(nbformat.writes(nbformat.convert(sample_class.fill(release, GOOD), 3)))
+    return sorted(name for name in OUTCOMES if sandboxed or name not in NEEDS_SANDBOX)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# attacks on the class folder: the whole batch is refused, naming the files
+# ---------------------------------------------------------------------------------------------------------------
+
+
+def _class_with(course_root, folder, extra):
+    honest = folder / "honest" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
+    honest.parent.mkdir(parents=True, exist_ok=True)
+    release = nbformat.read(course_root / "notebooks" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", 4)
+    nbformat.write(sample_class.fill(release, GOOD), honest)
+    extra(Path(course_root), folder, honest)
+    return folder
+
+
+def _mkdir(path):
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+CLASS_ATTACKS = {
+    "symlinked-student-folder": lambda root, f, honest: os.symlink(f / "honest", f / "mallory"),
+    "symlinked-assignment-folder": lambda root, f, honest: os.symlink(
+        root / "solutions" / ASSIGNMENT, _mkdir(f / "mallory") / ASSIGNMENT
+    ),
+    "symlinked-notebook": lambda root, f, honest: os.symlink(honest, _mkdir(f / "mallory" / ASSIGNMENT) / honest.name),
+    "symlinked-flat-notebook": lambda root, f, honest: os.symlink(honest, f / "mallory.ipynb"),
+    "id-with-a-trailing-dot": lambda root, f, honest: shutil.copytree(f / "honest", f / "honest."),
+    "id-differing-in-case": lambda root, f, honest: shutil.copytree(f / "honest", f / "Honest"),
+    "flat-file-beside-a-folder": lambda root, f, honest: shutil.copy(honest, f / f"honest{ASSIGNMENT}.ipynb"),
+}
+"""Class folders that must be refused as a whole (``find_submissions`` raises, ``grade`` exits 2) naming the files."""
+
+
+def build_class_attack(course_root, folder, name):
+    return _class_with(course_root, folder, CLASS_ATTACKS[name])
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# runners: the same attack list through `grade` and through plain `nbgrader autograde` at a copy of the course
+# ---------------------------------------------------------------------------------------------------------------
+
+LIMITS = {
+    "Execute.timeout": 15,
+    "LimitedExecute.notebook_timeout": 25,
+    "JudgeTests.call_timeout": 3.0,
+    "JudgeTests.cell_timeout": 15.0,
+    "JudgeTests.notebook_timeout": 25.0,
+    "LimitedKernelManager.memory_limit": 1024**3,
+    "LimitedExecute.max_output_bytes": 200_000,
+}
+"""Short limits for the suite (the course's are minutes)."""
+
+
+def run_grade(course_root, class_folder, out, *, sandbox="required", jobs=2):
+    """Grade ``class_folder`` with :func:`autograder.grading.grade`; returns ``{student: Result}``."""
+    from autograder import grading
+
+    submissions = grading.find_submissions(Path(class_folder), Path(course_root))
+    limits = {**LIMITS, "LimitedKernelManager.sandbox": sandbox}
+    results = grading.grade(Path(course_root), submissions, Path(out), jobs=jobs, resume=False, limits=limits)
+    return {r.submission.student: r for r in results}
+
+
+PIPELINE = """
+# the course's pipeline, as autograder.course.Workspace.config sets it (until nbgrader_config.py does, issue #11)
+from autograder.judge import JudgeTests
+from autograder.limits import LimitedExecute
+c.Autograde.autograde_preprocessors = [
+    LimitedExecute, JudgeTests, "nbgrader.preprocessors.IgnorePattern",
+    "nbconvert.preprocessors.ClearMetadataPreprocessor", "nbgrader.preprocessors.LimitOutput",
+    "nbgrader.preprocessors.SaveAutoGrades", "nbgrader.preprocessors.AssignLatePenalties",
+    "nbgrader.preprocessors.CheckCellMetadata",
+]
+c.Execute.extra_arguments = ["--HistoryManager.hist_file=:memory:", "--IPKernelApp.log_level=ERROR"]
+"""
+
+REPAIRED_BY_GRADE = {*EDITS, *RAW, "attack-not-utf8", "attack-nbformat3"}
+"""Attacks whose outcome comes from ``grade``'s examination of the file (:mod:`autograder.doctor`), which plain
+``nbgrader autograde`` does not run."""
+
+
+class Unisolated(RuntimeError):
+    """The attacks were not run: the configuration would run student code without the course's sandbox."""
+
+
+CANARY = "attack-devices-and-processes"
+"""Run alone first through ``nbgrader autograde``: its output shows whether student code was sandboxed."""
+
+
+def run_nbgrader_autograde(course_root, class_folder, workdir, *, timeout=1800):
+    """Run plain ``nbgrader autograde`` on ``class_folder`` at a copy of the course in ``workdir``, fail closed.
+
+    The copy holds the course's ``nbgrader_config.py`` and ``solutions/`` (the course's packages are imported as
+    installed); ``submitted/`` is ``class_folder``. The suite's short limits are appended to the copy's config, and
+    the course's pipeline (:data:`PIPELINE`) when the config does not run it yet. Hostile code must never run
+    unisolated (``kill(-1)`` as root ends every process of the machine): the loaded config must run
+    ``LimitedExecute`` and ``JudgeTests`` with the sandbox required, and the :data:`CANARY` attack, graded alone
+    first, must show the sandbox's view (no devices, its own processes); else :class:`Unisolated` is raised and
+    nothing else runs.
+
+    Returns:
+        ``{student: {exercise: points}}`` read from the copy's gradebook; a student missing there was not graded.
+    """
+    from nbgrader.api import Gradebook
+    from traitlets.config.loader import PyFileConfigLoader
+
+    from autograder import grading
+
+    course_root, workdir = Path(course_root), Path(workdir)
+    root = workdir / "course"
+    root.mkdir(parents=True)
+    shutil.copytree(course_root / "solutions", root / "solutions")
+    config = (course_root / "nbgrader_config.py").read_text(encoding="utf-8")
+    config += "\n# the adversarial suite's short limits\n" + "".join(f"c.{k} = {v!r}\n" for k, v in LIMITS.items())
+    loaded = PyFileConfigLoader("nbgrader_config.py", path=str(course_root)).load_config()
+    if not any("JudgeTests" in str(p) for p in loaded.get("Autograde", {}).get("autograde_preprocessors", [])):
+        config += PIPELINE
+    (root / "nbgrader_config.py").write_text(config, encoding="utf-8")
+    loaded = PyFileConfigLoader("nbgrader_config.py", path=str(root)).load_config()
+    names = [getattr(p, "__name__", str(p)) for p in loaded.Autograde.get("autograde_preprocessors", [])]
+    if not {"LimitedExecute", "JudgeTests"} <= set(names) or loaded.LimitedKernelManager.get("sandbox") != "required":
+        raise Unisolated(f"the copied config runs {names} with sandbox {loaded.LimitedKernelManager.get('sandbox')!r}")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(course_root), os.environ.get("PYTHONPATH", "")])}
+
+    def autograde(students):
+        for command in (["generate_assignment", ASSIGNMENT, "--force"], ["autograde", ASSIGNMENT, "--force"]):
+            students_arg = [f"--student={s}" for s in students] if command[0] == "autograde" else []
+            subprocess.run([sys.executable, "-m", "nbgrader", *command, *students_arg], cwd=root, env=env,
+                           timeout=timeout, capture_output=True, check=False)  # fmt: skip
+
+    (root / "submitted").mkdir()
+    shutil.copytree(Path(class_folder) / CANARY, root / "submitted" / CANARY)
+    autograde([CANARY])
+    canary = root / "autograded" / CANARY / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
+    printed = canary.read_text(encoding="utf-8") if canary.exists() else ""
+    if "DEVICES [] PIDS True ENV False" not in printed:
+        raise Unisolated("the canary submission did not run in the sandbox under nbgrader autograde")
+    shutil.rmtree(root / "submitted")
+    shutil.copytree(class_folder, root / "submitted", symlinks=True)
+    autograde([])
+    exercise_of = grading.exercises(course_root, ASSIGNMENT)
+    scores = {}
+    with Gradebook(f"sqlite:///{root / 'gradebook.db'}") as gradebook:
+        for student in gradebook.students:
+            try:
+                submission = gradebook.find_submission_notebook(ASSIGNMENT, ASSIGNMENT, student.id)
+            except Exception:  # not graded
+                continue
+            per: dict[str, float] = {}
+            for grade in submission.grades:
+                exercise = exercise_of.get(grade.name, grade.name)
+                per[exercise] = per.get(exercise, 0) + float(grade.score or 0)
+            scores[student.id] = per
+    return scores

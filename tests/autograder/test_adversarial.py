@@ -1,4 +1,9 @@
-"""One grade run over the honest sample class of 01 plus every attack: each attack stopped or flagged as expected."""
+"""One grade run over the honest sample class of 01 plus every attack: each attack stopped or flagged as expected.
+
+With bubblewrap the batch is graded as a class is (``sandbox = "required"``). Without it, the attacks that would
+harm the machine or other students without isolation (``adversarial.NEEDS_SANDBOX``) are not built, the rest is
+graded with ``--sandbox off``, and the tests that need the sandbox skip, saying why.
+"""
 
 import csv
 import os
@@ -6,38 +11,32 @@ import os
 import nbformat
 import pytest
 
-from autograder import cases, grading, sample_class
-from autograder.limits import bubblewrap
+from autograder import grading, sample_class
+from autograder.course import CourseError
+from autograder.sandbox import bubblewrap
 
 from . import adversarial
 from .expected_scores import EXPECTED
 
 pytestmark = pytest.mark.slow
 ASSIGNMENT = adversarial.ASSIGNMENT
+SANDBOXED = bubblewrap() is not None
+NO_SANDBOX = "bubblewrap is not available here: attacks that need isolation are not run"
+needs_sandbox = pytest.mark.skipif(not SANDBOXED, reason=NO_SANDBOX)
 
 
 @pytest.fixture(scope="module")
 def batch(tmp_path_factory, course_root):
     folder = tmp_path_factory.mktemp("class")
     sample_class.build(course_root, folder, only=[ASSIGNMENT])
-    adversarial.build(course_root, folder)
+    built = adversarial.build(course_root, folder, sandboxed=SANDBOXED)
     out = tmp_path_factory.mktemp("graded")
-    submissions = grading.find_submissions(folder, course_root)
-    limits = {
-        "Execute.timeout": 15,
-        "LimitedExecute.notebook_timeout": 25,
-        "JudgeTests.call_timeout": 3.0,
-        "JudgeTests.cell_timeout": 15.0,
-        "JudgeTests.notebook_timeout": 25.0,
-        "LimitedKernelManager.memory_limit": 1024**3,
-        "LimitedExecute.max_output_bytes": 200_000,
-    }
-    os.environ["BPE_COURSE_SEED"] = str(cases.SEED)  # a course's private seed (the same value: same scores)
+    os.environ["BPE_COURSE_SECRET"] = "a course secret for the adversarial suite, long enough"
     try:
-        results = grading.grade(course_root, submissions, out, jobs=2, resume=False, limits=limits)
+        results = adversarial.run_grade(course_root, folder, out, sandbox="required" if SANDBOXED else "off")
     finally:
-        del os.environ["BPE_COURSE_SEED"]
-    return {r.submission.student: r for r in results}, out
+        del os.environ["BPE_COURSE_SECRET"]
+    return results, out, set(built)
 
 
 def _per_exercise(result):
@@ -47,20 +46,28 @@ def _per_exercise(result):
     return per
 
 
+def _built(batch, attack):
+    if attack not in batch[2]:
+        pytest.skip(NO_SANDBOX)
+
+
 @pytest.mark.parametrize("attack", sorted(adversarial.OUTCOMES))
 def test_each_attack_gets_its_expected_outcome(batch, attack):
-    results, _ = batch
+    _built(batch, attack)
+    results, _, _ = batch
     result, expected = results[attack], adversarial.OUTCOMES[attack]
     if expected == "error":
         assert result.status == "error" and result.score == 0 and result.error
     else:
         assert not result.error, result.error
         assert _per_exercise(result) == expected, [(c.grade_id, c.points, c.message) for c in result.cells]
+        assert result.max_score == 8  # no cell of the submission's own adds points
 
 
 @pytest.mark.parametrize("attack", sorted(adversarial.FLAGS))
 def test_each_attack_is_flagged_in_the_report(batch, attack):
-    results, out = batch
+    _built(batch, attack)
+    results, out, _ = batch
     assert any(adversarial.FLAGS[attack] in line for line in results[attack].problems), results[attack].problems
     with open(out / "grades.csv", encoding="utf-8") as handle:
         row = next(r for r in csv.DictReader(handle) if r["student_id"] == attack)
@@ -68,7 +75,7 @@ def test_each_attack_is_flagged_in_the_report(batch, attack):
 
 
 def test_the_student_feedback_lists_the_problems(batch):
-    results, out = batch
+    results, out, _ = batch
     html = (out / "course" / "feedback" / "attack-deleted-test-cell" / ASSIGNMENT / f"{ASSIGNMENT}.html").read_text(
         encoding="utf-8"
     )
@@ -76,15 +83,16 @@ def test_the_student_feedback_lists_the_problems(batch):
 
 
 def test_honest_students_keep_their_scores(batch):
-    results, _ = batch
+    results, _, _ = batch
     for student, per in EXPECTED[ASSIGNMENT].items():
         assert _per_exercise(results[student]) == {e: float(p) for e, p in per.items()}, student
+        assert not results[student].problems, (student, results[student].problems)
 
 
 def test_the_merged_gradebook_is_untouched_by_the_attacks(batch):
     from nbgrader.api import Gradebook
 
-    results, out = batch
+    results, out, _ = batch
     with Gradebook(f"sqlite:///{out / 'course' / 'gradebook.db'}") as gradebook:
         for student, result in results.items():
             if result.error:
@@ -94,68 +102,134 @@ def test_the_merged_gradebook_is_untouched_by_the_attacks(batch):
             assert all(grade.manual_score is None for nb in submission.notebooks for grade in nb.grades), student
 
 
-def test_output_flood_is_cut_to_the_limit(batch):
-    _, out = batch
-    graded = out / "course" / "autograded" / "attack-output-flood" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
-    assert graded.stat().st_size < 2_000_000
-    assert "OutputLimitExceeded" in graded.read_text(encoding="utf-8")
+def _graded(out, student):
+    return out / "course" / "autograded" / student / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
 
 
-def test_a_huge_error_message_is_cut(batch):
-    _, out = batch
-    graded = out / "course" / "autograded" / "attack-huge-error" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
-    assert graded.stat().st_size < 1_000_000 and "ValueError" in graded.read_text(encoding="utf-8")
+def _feedback(out, student):
+    return (out / "course" / "feedback" / student / ASSIGNMENT / f"{ASSIGNMENT}.html").read_text(encoding="utf-8")
+
+
+AMPLIFIERS = [
+    "attack-output-flood", "attack-huge-error", "attack-display-updates", "attack-widget-state",
+    "attack-many-messages", "attack-stderr-flood", "attack-html-flood", "attack-long-traceback",
+    "attack-huge-attachment", "attack-widget-metadata", "attack-cell-metadata-junk",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("attack", AMPLIFIERS)
+def test_output_amplification_leaves_a_small_notebook_and_feedback(batch, attack):
+    _, out, _ = batch
+    honest = len(_feedback(out, "correct-loops"))
+    assert _graded(out, attack).stat().st_size < 1_500_000
+    assert len(_feedback(out, attack)) < honest + 1_500_000
+    assert "widgets" not in nbformat.read(_graded(out, attack), 4).metadata
+
+
+def test_an_output_flood_is_cut_and_said_so(batch):
+    _, out, _ = batch
+    text = _graded(out, "attack-output-flood").read_text(encoding="utf-8")
+    assert "OutputLimitExceeded" in text or "x" * 1000 not in text  # cut, or refused whole (over 64 MB)
+    assert "OutputLimitExceeded" in _graded(out, "attack-display-updates").read_text(encoding="utf-8")
 
 
 def test_a_sleep_in_every_cell_uses_up_the_notebook_budget_once(batch):
-    results, out = batch
+    results, out, _ = batch
     messages = [c.message for c in results["attack-sleep-in-every-cell"].cells]
     assert all(messages) and any("used up its 25 s" in m for m in messages), messages
-    graded = out / "course" / "autograded" / "attack-sleep-in-every-cell" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
-    assert "NotebookTimeout" in graded.read_text(encoding="utf-8")  # the kernel stopped running cells too
-
-
-def test_student_code_never_sees_the_private_seed(batch):
-    _, out = batch
-    assert "SEED unseen" in _outputs(out, "attack-read-seed")
+    assert "NotebookTimeout" in _graded(out, "attack-sleep-in-every-cell").read_text(encoding="utf-8")
 
 
 def _outputs(out, student):
-    path = out / "course" / "autograded" / student / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
-    nb = nbformat.read(path, 4)
+    nb = nbformat.read(_graded(out, student), 4)
     return "".join(o.get("text", "") for c in nb.cells if c.cell_type == "code" for o in c.outputs)
 
 
-@pytest.mark.skipif(bubblewrap() is None, reason="bubblewrap is not available: the sandbox is off")
-def test_sandbox_hides_hidden_tests_and_gradebooks(batch):
-    _, out = batch
-    assert "FOUND 0" in _outputs(out, "attack-read-hidden-tests")
-    assert "CHANGED 0" in _outputs(out, "attack-gradebook-write")
+def test_student_code_never_sees_the_private_seed(batch):
+    _, out, _ = batch
+    assert "SEED unseen" in _outputs(out, "attack-read-seed")
 
 
-@pytest.mark.skipif(bubblewrap() is None, reason="bubblewrap is not available: the sandbox is off")
-def test_sandbox_denies_network_and_writes_outside_its_folder(course_root, tmp_path):
-    from autograder.limits import LimitedKernelManager
+def test_a_leak_of_the_inputs_shows_only_a_short_view_of_them(batch):
+    results, _, _ = batch
+    messages = [c.message for c in results["attack-leak-inputs"].cells if c.exercise == "merge"]
+    assert messages and all(0 < len(m) < 2_500 for m in messages), [len(m) for m in messages]
 
-    manager = LimitedKernelManager(sandbox="bwrap", hidden_paths=[str(course_root / "solutions")])
-    manager._socket_dir = str(tmp_path)
-    manager.connection_file = str(tmp_path / "kernel.json")
-    (tmp_path / "kernel.json").write_text("{}")
-    argv = manager.sandbox_prefix(str(tmp_path))
-    assert "--unshare-net" in argv
-    assert argv[argv.index("--tmpfs", 5) + 1] in {"/tmp", str((course_root / "solutions").resolve())}
-    probe = (
-        "import os, socket, pathlib\n"
-        f"assert os.listdir({str(course_root / 'solutions')!r}) == []\n"
-        "try:\n    socket.create_connection(('127.0.0.1', 9), timeout=2); print('NET')\n"
-        "except OSError: print('no network')\n"
-        f"try:\n    open({str(course_root / 'README.md')!r}, 'a'); print('WROTE')\n"
-        "except OSError: print('read-only')\n"
-        f"pathlib.Path({str(tmp_path / 'scratch.txt')!r}).write_text('ok'); print('scratch ok')\n"
-    )
-    import subprocess
-    import sys
 
-    done = subprocess.run([*argv, sys.executable, "-c", probe], capture_output=True, text=True, timeout=60)
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.split("\n")[:3] == ["no network", "read-only", "scratch ok"]
+def active_content(html):
+    """What in an HTML page can run or load: script, frame, object, embed, form, svg and style elements, ``on*``
+    attributes, and ``javascript:``/``vbscript:`` URLs, counted (text that merely mentions them is not)."""
+    from collections import Counter
+    from html.parser import HTMLParser
+
+    found = Counter()
+
+    class Finder(HTMLParser):
+        def handle_starttag(self, tag, attrs):
+            if tag in {"script", "iframe", "frame", "object", "embed", "form", "svg", "style", "base", "meta"}:
+                found[tag] += 1
+            for name, value in attrs:
+                if name.startswith("on"):
+                    found["on* attribute"] += 1
+                if value and value.strip().lower().startswith(("javascript:", "vbscript:")):
+                    found["javascript: URL"] += 1
+
+    Finder().feed(html)
+    return found
+
+
+@pytest.mark.parametrize("attack", ["attack-script-output", "attack-active-markdown"])
+def test_feedback_carries_no_active_content_from_the_submission(batch, attack):
+    _, out, _ = batch
+    assert active_content(_feedback(out, attack)) == active_content(_feedback(out, "correct-loops"))
+    assert "My notes" in _feedback(out, "attack-active-markdown")  # the text itself is kept
+
+
+@needs_sandbox
+@pytest.mark.parametrize("attack", sorted(adversarial.SANDBOX_PROBES))
+def test_the_sandbox_shows_student_code_only_what_it_needs(batch, attack):
+    _, out, _ = batch
+    assert adversarial.SANDBOX_PROBES[attack] in _outputs(out, attack)
+
+
+@pytest.mark.parametrize("attack", sorted(adversarial.CLASS_ATTACKS))
+def test_a_class_folder_attack_is_refused_naming_the_files(course_root, tmp_path, attack):
+    from autograder.cli import main
+
+    folder = adversarial.build_class_attack(course_root, tmp_path / "class", attack)
+    with pytest.raises(CourseError, match="symbolic link|both give student id"):
+        grading.find_submissions(folder, course_root)
+    assert main(["--course", str(course_root), "grade", str(folder), "--out", str(tmp_path / "out")]) == 2
+    assert not (tmp_path / "out" / "grades.csv").exists()
+
+
+@needs_sandbox
+def test_the_same_attacks_through_plain_nbgrader_autograde(course_root, tmp_path, batch):
+    results, _, built = batch
+    folder = tmp_path / "class"
+    sample_class.build(course_root, folder, only=[ASSIGNMENT])
+    adversarial.build(course_root, folder, sandboxed=True)
+    scores = adversarial.run_nbgrader_autograde(course_root, folder, tmp_path / "work")
+    for student, per in EXPECTED[ASSIGNMENT].items():
+        assert scores[student] == {e: float(p) for e, p in per.items()}, student
+    wrong = {}
+    for attack, expected in adversarial.OUTCOMES.items():
+        if expected != "error" and attack not in adversarial.REPAIRED_BY_GRADE:
+            if scores.get(attack) != {e: float(p) for e, p in expected.items()}:
+                wrong[attack] = scores.get(attack)
+    assert not wrong
+
+
+def test_the_nbgrader_runner_refuses_a_config_that_would_run_attacks_unisolated(course_root, tmp_path, monkeypatch):
+    monkeypatch.setattr(adversarial, "PIPELINE", "")  # as if the course ran nbgrader's own Execute (no sandbox)
+    if "JudgeTests" in str(adversarial_config(course_root)):
+        pytest.skip("the course's nbgrader_config.py runs the pipeline itself: no unisolated config to refuse")
+    with pytest.raises(adversarial.Unisolated):
+        adversarial.run_nbgrader_autograde(course_root, tmp_path / "class", tmp_path / "work")
+    assert not (tmp_path / "work" / "course" / "submitted").exists()
+
+
+def adversarial_config(course_root):
+    from traitlets.config.loader import PyFileConfigLoader
+
+    return PyFileConfigLoader("nbgrader_config.py", path=str(course_root)).load_config().get("Autograde", {})

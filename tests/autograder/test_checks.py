@@ -319,17 +319,21 @@ def test_the_reference_and_the_learner_never_share_an_argument():
     assert [list(c.args[0]) for c in cases] == [[1, 2, 2], [3, 4]]  # the cases themselves are untouched
 
 
-def test_a_private_seed_changes_the_generated_inputs_and_nothing_else():
-    import subprocess
-    import sys
+def test_a_student_seed_changes_the_generated_inputs_per_student(tmp_path, monkeypatch):
+    from autograder import cases
 
-    code = "from autograder import cases; print(cases.SEED, repr(cases.merge_cases('basic')[-1].args))"
-    public, private = (
-        subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env={**os.environ, **extra}).stdout
-        for extra in ({"BPE_COURSE_SEED": ""}, {"BPE_COURSE_SEED": "7"})
-    )
-    assert public.split()[0] == "20161" and private.split()[0] == "7" and public != private
-    bad = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, env={**os.environ, "BPE_COURSE_SEED": "x"}
-    )
-    assert "BPE_COURSE_SEED must be a whole number, not 'x'" in bad.stderr
+    monkeypatch.delenv("BPE_COURSE_SECRET", raising=False)
+    secret = cases.course_secret(tmp_path / ".course_secret")  # made on first use, kept after
+    assert len(secret) >= 64 and cases.course_secret(tmp_path / ".course_secret") == secret
+    public = repr(cases.merge_cases("basic")[-1].args)
+    with cases.student_seed(secret, "alice"):
+        alice = repr(cases.merge_cases("basic")[-1].args)
+        assert cases.SEED == cases.derive_seed(secret, "alice")
+    with cases.student_seed(secret, "bob"):
+        bob = repr(cases.merge_cases("basic")[-1].args)
+    with cases.student_seed(secret, "alice"):
+        again = repr(cases.merge_cases("basic")[-1].args)
+    assert cases.SEED == cases.PUBLIC_SEED and len({public, alice, bob}) == 3 and alice == again
+    (tmp_path / "short").write_text("20161")
+    with pytest.raises(ValueError, match="needs 32 or more"):
+        cases.course_secret(tmp_path / "short")

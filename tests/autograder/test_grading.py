@@ -1,35 +1,71 @@
-"""What the sandbox hides for a batch: the submissions' folders, never the system, Python or the course."""
+"""Finding a class's submissions: symbolic links refused at every level, one id per student by construction."""
 
-import sys
-from pathlib import Path
+import os
+import shutil
+
+import pytest
 
 from autograder import grading
+from autograder.course import CourseError
+
+ASSIGNMENT = "01_pair_counts_and_merge"
 
 
-def _hidden(course_root, out, notebooks, class_folder=None):
-    submissions = [grading.Submission("s", "01_pair_counts_and_merge", Path(p)) for p in notebooks]
-    paths = grading._sandbox_paths(course_root, out, submissions, class_folder)
-    return [Path(p) for p in paths["LimitedKernelManager.hidden_paths"]]
+def _notebook(course_root, path):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copy(course_root / "notebooks" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", path)
+    return path
 
 
-def test_the_folders_of_a_class_are_hidden(course_root, tmp_path):
-    notebook = tmp_path / "submitted" / "ada" / "01" / "01.ipynb"
-    hidden = _hidden(course_root, tmp_path / "out", [notebook])
-    assert notebook.parent.resolve() in hidden and notebook.parent.parent.resolve() in hidden
-    assert (course_root / "solutions") in hidden and Path.home() in hidden
+@pytest.fixture
+def honest_class(course_root, tmp_path):
+    folder = tmp_path / "submitted"
+    for student in ("ada", "bob"):
+        _notebook(course_root, folder / student / ASSIGNMENT / f"{ASSIGNMENT}.ipynb")
+    return folder
 
 
-def test_a_notebook_near_the_root_never_hides_the_system_python_or_the_course(course_root, tmp_path):
-    notebooks = ["/tmp/mine.ipynb", "/x.ipynb", str(course_root / "mine.ipynb"), str(course_root.parent / "y.ipynb")]
-    hidden = _hidden(course_root, tmp_path / "out", notebooks)
-    needed = [Path("/"), course_root.resolve(), Path(sys.prefix).resolve(), Path(sys.base_prefix).resolve()]
-    for path in hidden:
-        assert not any(path == n or path in n.parents for n in needed if path != Path.home()), path
+def test_an_honest_class_is_found_with_one_id_per_student(course_root, honest_class):
+    found = grading.find_submissions(honest_class, course_root)
+    assert [(s.student, s.assignment) for s in found] == [("ada", ASSIGNMENT), ("bob", ASSIGNMENT)]
 
 
-def test_a_shard_hides_the_whole_class_and_the_worker_the_whole_course(course_root, tmp_path):
-    mine = tmp_path / "class" / "ada" / "01" / "01.ipynb"  # bob's notebook, in another shard, sits beside it
-    assert (tmp_path / "class").resolve() in _hidden(course_root, tmp_path / "out", [mine], tmp_path / "class")
-    submissions = [grading.Submission("ada", "01", mine)]
-    paths = grading._sandbox_paths(course_root, tmp_path / "out", submissions)
-    assert str(course_root.resolve()) in paths["JudgeTests.worker_hidden_paths"]
+@pytest.mark.parametrize(
+    "level",
+    ["student folder", "assignment folder", "notebook", "flat notebook"],
+)
+def test_a_symbolic_link_at_any_level_is_refused_naming_it(course_root, honest_class, level):
+    ada = honest_class / "ada" / ASSIGNMENT
+    if level == "student folder":
+        link, target = honest_class / "mallory", honest_class / "ada"  # ada's work graded as mallory's
+    elif level == "assignment folder":
+        (honest_class / "mallory").mkdir()
+        link, target = honest_class / "mallory" / ASSIGNMENT, course_root / "solutions" / ASSIGNMENT
+    elif level == "notebook":
+        (honest_class / "mallory" / ASSIGNMENT).mkdir(parents=True)
+        link, target = honest_class / "mallory" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", ada / f"{ASSIGNMENT}.ipynb"
+    else:
+        link, target = honest_class / "mallory.ipynb", ada / f"{ASSIGNMENT}.ipynb"
+    os.symlink(target, link)
+    with pytest.raises(CourseError, match="refusing symbolic links") as caught:
+        grading.find_submissions(honest_class, course_root)
+    assert str(link) in str(caught.value)
+
+
+@pytest.mark.parametrize("other", ["ada.", "Ada", "ada..", "ada?"])
+def test_two_names_that_give_one_id_are_an_error_naming_both_files(course_root, honest_class, other):
+    clash = _notebook(course_root, honest_class / other / ASSIGNMENT / f"{ASSIGNMENT}.ipynb")
+    with pytest.raises(CourseError, match="both give student id") as caught:
+        grading.find_submissions(honest_class, course_root)
+    assert str(clash) in str(caught.value) and str(honest_class / "ada" / ASSIGNMENT) in str(caught.value)
+
+
+def test_a_flat_file_and_a_folder_for_one_student_are_an_error(course_root, honest_class):
+    _notebook(course_root, honest_class / f"ada{ASSIGNMENT}.ipynb")
+    with pytest.raises(CourseError, match="both give student id 'ada'"):
+        grading.find_submissions(honest_class, course_root)
+
+
+def test_the_batch_config_names_the_course_secret_and_no_paths_to_hide(course_root, tmp_path):
+    config = grading._sandbox_paths(course_root, tmp_path / "out", [], tmp_path)
+    assert config == {"JudgeTests.secret_file": str(course_root.resolve() / ".course_secret")}

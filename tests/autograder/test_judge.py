@@ -26,7 +26,7 @@ from autograder.judge import (
     worker_command,
 )
 from autograder.judge_worker import decode, encode
-from autograder.limits import bubblewrap, package_dirs, sandbox_argv
+from autograder.sandbox import bubblewrap, sandbox_argv
 
 COURSE = Path(__file__).resolve().parents[2]
 GOOD_MERGE = sample_class.students()["01_pair_counts_and_merge"]["correct-loops"]["merge"]
@@ -271,8 +271,7 @@ UID = os.getuid()
 """
     s = Session([])
     try:
-        hidden = [str(secret), str(Path.home()), str(COURSE), *package_dirs(installed=True)]
-        s.command = worker_command(1024**3, 60, sandbox_argv(bubblewrap(), s.workdir, hidden))
+        s.command = worker_command(1024**3, 60, sandbox_argv(bubblewrap()))  # an allowlist: nothing listed
         assert s.run("probe", probe) == ""  # Python still runs, wherever it is installed
         found = s.lookup(["SEEN", "KEY", "NET", "UID", "MUTANTS", "REFERENCE"])
     finally:
