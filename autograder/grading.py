@@ -11,12 +11,10 @@ from __future__ import annotations
 import csv
 import hashlib
 import json
-import multiprocessing
 import os
 import re
 import shutil
 from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -26,6 +24,7 @@ import nbformat
 from . import doctor
 from .course import CourseError, Workspace, assignments, make_course_directory
 from .gradebook import ensure_assignments, upsert_submission
+from .pool import run_contained
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
@@ -454,14 +453,15 @@ class _Grader:
 _WORKER: _Grader | None = None
 
 
-def _start_worker(slots, course_root: Path, out: Path, feedback: bool, overrides: dict) -> None:
+def _start_worker(course_root: Path, out: Path, feedback: bool, overrides: dict) -> None:
     global _WORKER
-    _WORKER = _Grader(course_root, out, slots.get(), feedback, overrides)
+    # each worker process its own scratch workspace (a fresh pool after a worker's death gets new ones)
+    _WORKER = _Grader(course_root, out, os.getpid(), feedback, overrides)
 
 
-def _grade_in_worker(submission: Submission) -> tuple[Result, int]:
+def _grade_item(item: tuple[int, Submission]) -> tuple[Result, int]:
     assert _WORKER is not None
-    return _WORKER.grade(submission), _WORKER.slot
+    return _WORKER.grade(item[1]), _WORKER.slot
 
 
 class _Publisher:
@@ -577,7 +577,7 @@ def grade(
     course_dir = (course_dir or out / "course").resolve()
     journal_path = out / "journal.jsonl"
     if not resume:
-        for stale in (journal_path, out / "slots", out / "template"):
+        for stale in (journal_path, out / "template"):
             if stale.is_dir():
                 shutil.rmtree(stale)
             elif stale.exists():
@@ -594,6 +594,7 @@ def grade(
         else:
             todo.append((index, submission))
     jobs = max(1, min(jobs, len(todo)))
+    shutil.rmtree(out / "slots", ignore_errors=True)  # scratch workspaces: every result is already published
     bar = progress(len(todo)) if progress and todo else None
     target = course_target(course_root, course_dir, gradebook_url)
 
@@ -622,20 +623,22 @@ def grade(
         for index, submission in todo:
             finished(index, grader.grade(submission), 0)
     else:
-        context = multiprocessing.get_context("fork")
-        slots = context.Queue()
-        for slot in range(jobs):
-            slots.put(slot)
-        with ProcessPoolExecutor(jobs, context, _start_worker, (slots, course_root, out, feedback, limits)) as pool:
-            futures = {pool.submit(_grade_in_worker, submission): index for index, submission in todo}
-            for future in as_completed(futures):
-                index = futures[future]
-                try:
-                    result, slot = future.result()
-                except Exception as exc:  # a worker died (killed kernel, out of memory): record and go on
-                    result, slot = Result(submissions[index], error=f"grading worker died: {exc}"[:500]), -1
-                    result.possible = max_points(course_root, submissions[index].assignment)
-                finished(index, result, slot)
+        # a dead worker (the out-of-memory killer) costs only what it was grading, which is graded again alone
+        def lost(item: tuple[int, Submission], reason: str) -> None:
+            index, submission = item
+            result = Result(submission, error=f"grading worker died: {reason}"[:500])
+            result.possible = max_points(course_root, submission.assignment)
+            finished(index, result, -1)
+
+        run_contained(
+            todo,
+            _grade_item,
+            lambda item, graded: finished(item[0], *graded),
+            lost,
+            jobs=jobs,
+            initializer=_start_worker,
+            initargs=(course_root, out, feedback, limits),
+        )
     if bar is not None:
         bar.close()
     ordered = [results[i] for i in range(len(submissions))]

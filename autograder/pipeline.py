@@ -170,4 +170,6 @@ def configure(c: Any, course_root: Path) -> None:
         "autograder.sanitize.SanitizeFeedback",
     ]
     # The hidden checks' inputs come from the course's secret and each student's id, whichever command grades.
-    c.JudgeTests.secret_file = str(Path(course_root) / ".course_secret")
+    from .cases import SECRET_FILE
+
+    c.JudgeTests.secret_file = str(Path(course_root) / SECRET_FILE)
