@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import functools
 import random
+import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -109,9 +110,24 @@ def _merges_judge(returned: Any, expected: Mapping, args: tuple) -> str | None:
     return None
 
 
+def _unknown_id(ids: Any, merges: Any) -> int | None:
+    """The first id of ``ids`` that is neither a byte nor a new id of ``merges`` (the one a ValueError must name)."""
+    try:
+        known = set(merges.values())
+        return next((i for i in ids if not (type(i) is int and 0 <= i < 256) and i not in known), None)
+    except Exception:
+        return None
+
+
 def _text_judge(returned: Any, expected: Any, args: tuple) -> str | None:
     if isinstance(returned, _Raised):
-        return None if isinstance(expected, _Raised) else f"raised: ValueError: {str(returned.error)[:100]}"
+        text = str(returned.error)
+        if not isinstance(expected, _Raised):
+            return f"raised: ValueError: {text[:100]}"
+        unknown = _unknown_id(*args)
+        if unknown is not None and not re.search(rf"(?<!\d){unknown}(?!\d)", text):
+            return f"raised: ValueError: {text[:100]} (name the unknown id, {unknown}, in the message)"
+        return None
     if isinstance(expected, _Raised):
         return f"returned: {show(returned)}"
     if not isinstance(returned, str):
@@ -164,7 +180,7 @@ def check_pretokenize(fn: Callable[..., Any], time_limit: float = DEFAULT_TIME_L
     __tracebackhide__ = True
     cases = [Case((t, p), size=_size(t)) for t in MIXED_TEXTS for p in (GPT2_PATTERN, GPT4_PATTERN)]
     cases += [Case(("ab  cd", r"\S+|\s+"), note="a pattern of your own", size=6)]
-    cases += [Case((t, GPT4_PATTERN), size=_size(t)) for t in _texts(gen.SEED + 500, 100)]
+    cases += gen.generated([Case((t, GPT4_PATTERN), size=_size(t)) for t in _texts(gen.SEED + 500, 100)])
     _check("pretokenize", fn, cases, ref.pretokenize, _list_of(str, "str chunks"), time_limit)
 
 
@@ -183,6 +199,8 @@ TRAIN_FIXED = {
         Case(("ab, ab, ab", 258, GPT2_PATTERN), size=12),
         # vocab_size 256 means no merge at all
         Case(("hello", 256, GPT4_PATTERN), size=5),
+        # a pair is merged left to right, as merge of 01: "aaa" becomes 256 97, so round 2 merges (256, 97)
+        Case(("aaa", 258, GPT4_PATTERN), size=5),
     ],
     "ties": [
         # ties go to the pair seen first, not to the largest or smallest ids
@@ -204,7 +222,12 @@ TRAIN_FIXED = {
 
 
 def _train_cases(part: str) -> list[Case]:
-    cases = list(TRAIN_FIXED[part])
+    return list(TRAIN_FIXED[part]) + gen.generated(_train_generated(part))
+
+
+@gen.memo
+def _train_generated(part: str) -> list[Case]:
+    cases: list[Case] = []
     rng = random.Random(gen.SEED + 510 + len(part))
     if part == "basic":  # texts with a single most frequent pair in every round asked: no tie decides anything
         for text in _texts(gen.SEED + 511, 400, ("the", " cat", "ab", "é", "!", " ", "hug", "s"), 10):
@@ -270,6 +293,7 @@ ENCODE_FIXED = {
         # all occurrences of the best pair, left to right: a a a a -> 256 256
         Case(("aaaa", {(97, 97): 256, (256, 97): 257}, GPT4_PATTERN), size=6),
         Case(("aaaaa", {(97, 97): 256, (256, 256): 257}, GPT4_PATTERN), size=7),
+        Case(("aaa", {(97, 97): 256}, GPT4_PATTERN), size=4),
         # a pair missing from the table is never merged, however good its parts
         Case(("abc", {(97, 98): 256, (98, 99): 257, (97, 257): 258}, GPT4_PATTERN), size=7),
     ],
@@ -277,7 +301,12 @@ ENCODE_FIXED = {
 
 
 def _encode_cases(part: str) -> list[Case]:
-    cases = list(ENCODE_FIXED[part])
+    return list(ENCODE_FIXED[part]) + gen.generated(_encode_generated(part))
+
+
+@gen.memo
+def _encode_generated(part: str) -> list[Case]:
+    cases: list[Case] = []
     table = _genesis_table()
     if part == "basic":
         for text in _texts(gen.SEED + 520, 60, ("the ", "and ", "God ", "light", "earth", ", ", "é", "!\n"), 6):
@@ -307,6 +336,8 @@ def check_encode_bytes(fn: Callable[..., Any], part: str = "basic", time_limit: 
     _check("encode_bytes", fn, _encode_cases(part), ref.encode_bytes, _list_of(int, "int ids"), time_limit)
 
 
+_UNKNOWN = "an id that is not a byte or a new id: ValueError naming it"
+
 DECODE_FIXED = {
     "basic": [
         Case(([104, 105], {}), size=2),
@@ -326,6 +357,9 @@ DECODE_FIXED = {
         Case(([195], {}), size=1),
         Case(([104, 105, 255], {}), size=3),
         Case(([256, 33], {(128, 128): 256}), size=3),
+        # an id that is neither a byte nor a new id: ValueError naming it
+        Case(([300], {(97, 98): 256}), note=_UNKNOWN, size=2),
+        Case(([97, 256, 1000], {(97, 98): 256}), note=_UNKNOWN, size=4),
     ],
 }
 
@@ -342,7 +376,16 @@ def check_decode_bytes(fn: Callable[..., Any], part: str = "basic", time_limit: 
     """
     __tracebackhide__ = True
     _parts("decode_bytes", part, ("basic", "partial"))
-    cases = list(DECODE_FIXED[part])
+    cases = list(DECODE_FIXED[part]) + gen.generated(_decode_generated(part))
+    if not callable(fn):
+        raise CheckFailed(f"decode_bytes is not a function: got {show(fn)}")
+    learner, reference = _value_error_as_value(fn), _value_error_as_value(ref.decode_bytes)
+    _check("decode_bytes", learner, cases, reference, _text_judge, time_limit)
+
+
+@gen.memo
+def _decode_generated(part: str) -> list[Case]:
+    cases: list[Case] = []
     table = _genesis_table()
     if part == "basic":
         for text in _texts(gen.SEED + 530, 60, ("the ", "and ", "God ", "light", "!\n", "42"), 6):
@@ -355,13 +398,7 @@ def check_decode_bytes(fn: Callable[..., Any], part: str = "basic", time_limit: 
             data = "".join(rng.choice("aé€😀") for _ in range(rng.randint(1, 4))).encode("utf-8")
             cut = data[rng.randint(0, len(data) - 1) :]
             cases.append(Case((list(cut), {}), size=len(cut)))
-        unknown = "an id that is not a byte or a new id"
-        cases.append(Case(([300], {(97, 98): 256}), note=unknown, size=2))
-        cases.append(Case(([97, 256, 1000], {(97, 98): 256}), note=unknown, size=4))
-    if not callable(fn):
-        raise CheckFailed(f"decode_bytes is not a function: got {show(fn)}")
-    learner, reference = _value_error_as_value(fn), _value_error_as_value(ref.decode_bytes)
-    _check("decode_bytes", learner, cases, reference, _text_judge, time_limit)
+    return cases
 
 
 class _Raised:
@@ -407,6 +444,8 @@ RANKS_FIXED = {
         Case(("hi", {bytes([i]): 1000 + i for i in range(256)} | {b"hi": 7}, GPT4_PATTERN, {}), size=4),
         # equal joined bytes: the leftmost pair joins first
         Case(("aaa", _BYTES | {b"aa": 256}, GPT4_PATTERN, {}), size=4),
+        # one join per step, then look again: a b a b -> ab a b -> aba b (299 is lower than the second ab's 300)
+        Case(("abab", _BYTES | {b"ab": 300, b"aba": 299}, GPT4_PATTERN, {}), size=5),
         # chunk by chunk: " " and "b" join, "a" and " " are in two chunks
         Case(("a b", _BYTES | {b"a ": 256, b" b": 257}, GPT4_PATTERN, {}), size=5),
         Case(("", _BYTES, GPT4_PATTERN, {}), size=1),
@@ -454,7 +493,7 @@ def _gpt4_cases(seed: int) -> list[Case]:
     ranks = ref.load_cl100k_base()
     texts = list(GPT4_TEXTS)
     pieces = ("the", " cat", "'s", " 123", "4567", "é", "日本", "語", "👍", "🏽", "\u200d", " ", "\n", "!!", "ing", "Ω")
-    texts += _texts(seed, 40, pieces, 8)
+    texts += gen.generated(_texts(seed, 40, pieces, 8))
     return [
         Case((t, ref.ranks_for(t, ranks), GPT4_PATTERN, GPT4_SPECIAL_TOKENS), note="GPT-4's cl100k_base", size=_size(t))
         for t in texts
@@ -478,7 +517,14 @@ def check_encode_ranks(fn: Callable[..., Any], part: str = "basic", time_limit: 
     if part == "gpt4":
         cases, expected = _gpt4_cases(gen.SEED + 540), _tiktoken_ids
     else:
-        cases, expected = list(RANKS_FIXED[part]), ref.encode_ranks
+        cases, expected = list(RANKS_FIXED[part]) + gen.generated(_ranks_generated(part)), ref.encode_ranks
+    _check("encode_ranks", fn, cases, expected, _list_of(int, "int ids"), time_limit)
+
+
+@gen.memo
+def _ranks_generated(part: str) -> list[Case]:
+    cases: list[Case] = []
+    if part in ("basic", "special"):
         rng = random.Random(gen.SEED + 541 + len(part))
         for text in _texts(gen.SEED + 542 + len(part), 120, ("a", "b", "ab", " ", "<|s|>", "\n"), 8):
             table = dict(_BYTES)
@@ -487,4 +533,4 @@ def check_encode_ranks(fn: Callable[..., Any], part: str = "basic", time_limit: 
                 table[token.encode()] = rank
             specials = {"<|s|>": 9000} if part == "special" else {}
             cases.append(Case((text, table, GPT4_PATTERN, specials), size=_size(text) + 6))
-    _check("encode_ranks", fn, cases, expected, _list_of(int, "int ids"), time_limit)
+    return cases
