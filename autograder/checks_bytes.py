@@ -490,6 +490,7 @@ GPT4_TEXTS = (  # no special token in the text: that rule is the "special" part'
 )
 
 
+@gen.memo  # each ranks_for checks all of GPT-4's table: built once per seed, not at every check
 def _gpt4_cases(seed: int) -> list[Case]:
     ranks = ref.load_cl100k_base()
     texts = list(GPT4_TEXTS)

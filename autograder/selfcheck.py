@@ -238,4 +238,5 @@ def check(name: str, fn: Callable[..., Any] | None = None) -> None:
     finally:
         cases.SEED, cases.FIXED_ONLY = saved
     count = len(HIDDEN_CHECKS[name])
-    print(f"{name}: the {count} hidden check{'s' if count > 1 else ''} pass ({time.perf_counter() - start:.1f} s)")
+    passed = f"the {count} hidden checks pass" if count > 1 else "the hidden check passes"
+    print(f"{name}: {passed} ({time.perf_counter() - start:.1f} s)")
