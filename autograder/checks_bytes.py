@@ -443,6 +443,7 @@ RANKS_FIXED = {
         Case(("abcd", _BYTES | {b"cd": 700, b"bc": 500, b"ab": 600, b"abcd": 800}, GPT4_PATTERN, {}), size=6),
         # ranks are ids as they are: any ints, not 256 + k
         Case(("hi", {bytes([i]): 1000 + i for i in range(256)} | {b"hi": 7}, GPT4_PATTERN, {}), size=4),
+        Case(("hi!", {bytes([i]): 1000 + i for i in range(256)} | {b"hi": 7}, GPT4_PATTERN, {}), size=5),
         # equal joined bytes: the leftmost pair joins first
         Case(("aaa", _BYTES | {b"aa": 256}, GPT4_PATTERN, {}), size=4),
         # one join per step, then look again: a b a b -> ab a b -> aba b (299 is lower than the second ab's 300)

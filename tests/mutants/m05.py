@@ -177,6 +177,12 @@ def train_bytes(text, vocab_size, pattern):
 """,
         # Each pair merged from the right end of a chunk (the text: left to right, as merge of 01).
         "merge-from-right": _TRAIN.replace(_MERGE, _MERGE_FROM_RIGHT),
+        # The merges sorted by pair, not listed in the order they were made.
+        "merges-sorted": _TRAIN.replace("    return merges\n", "    return dict(sorted(merges.items()))\n"),
+        # The chunks scanned from the last one: a tie goes to a pair of a later chunk.
+        "chunks-reversed": _TRAIN.replace(
+            "        for ids in chunks:\n            for pair", "        for ids in chunks[::-1]:\n            for pair"
+        ),
     },
     "encode_bytes": {
         # Replays the dict in its order.
@@ -233,6 +239,21 @@ def encode_bytes(text, merges, pattern):
         # Only the first special token of the text is cut out; later ones are tokenized as text.
         "first-special-only": _RANKS.replace(
             'regex.split("(" + specials + ")", text)', 'regex.split("(" + specials + ")", text, maxsplit=1)'
+        ),
+        # The leftmost pair that has a rank, not the lowest rank.
+        "leftmost-known-pair": _RANKS.replace(
+            "if r is not None and (best_rank is None or r < best_rank):", "if r is not None and best_rank is None:"
+        ),
+        # One join per chunk, then stop: no "repeat while any pair joins".
+        "one-join-only": _RANKS.replace(
+            "            parts = parts[:best_i] + [parts[best_i] + parts[best_i + 1]] + parts[best_i + 2:]\n",
+            "            parts = parts[:best_i] + [parts[best_i] + parts[best_i + 1]] + parts[best_i + 2:]\n"
+            "            return [mergeable_ranks[p] for p in parts]\n",
+        ),
+        # A single byte left alone becomes its byte value, not its rank in the table.
+        "byte-value-ids": _RANKS.replace(
+            "return [mergeable_ranks[p] for p in parts]",
+            "return [mergeable_ranks[p] if len(p) > 1 else p[0] for p in parts]",
         ),
         # Every occurrence of the best joined bytes at once (exercise 3's loop), not one join per step.
         "all-occurrences": _RANKS.replace(
