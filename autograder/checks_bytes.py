@@ -4,7 +4,8 @@ As in :mod:`autograder.checks`, a notebook's hidden test is a one-line call such
 ``check_train_bytes(train_bytes, "ties")``; a check returns ``None`` when every case passes and raises
 :class:`~autograder.harness.CheckFailed` naming the smallest failing input otherwise. Every rule the notebook
 states is a fixed case below (the same whatever the seed); the generated inputs (:data:`autograder.cases.SEED`)
-only add to them. ``encode_ranks`` on GPT-4's vocabulary is compared with tiktoken itself.
+only add to them, and :data:`autograder.cases.FIXED_ONLY` leaves them out. ``encode_ranks`` on GPT-4's vocabulary
+is compared with tiktoken itself.
 
 GPT-4's table has 100,256 entries; a learner's function gets, for each text, only the entries BPE can look up on
 that text (:func:`bpe_ref.bytelevel.ranks_for`), which gives the same ids and keeps each call small.
@@ -249,7 +250,7 @@ def check_train_bytes(fn: Callable[..., Any], part: str = "basic", time_limit: f
     """Check ``train_bytes(text, vocab_size, pattern)`` against :func:`bpe_ref.bytelevel.train_bytes`.
 
     Parts: ``"basic"``, ids from 256 in order, multi-byte characters, chunks never crossed, ``vocab_size == 256``,
-    on texts where no round has a tie;
+    pairs merged left to right, on texts where no round has a tie;
     ``"ties"``, ties to the pair seen first (rebuilt every round), overlapping pairs, and the early stop when no
     pair is left. The dict must list the merges in the order they were made.
 
@@ -326,7 +327,7 @@ def check_encode_bytes(fn: Callable[..., Any], part: str = "basic", time_limit: 
 
     Parts: ``"basic"``, chunk by chunk with trained tables, new texts, multi-byte characters and the empty text;
     ``"rank"``, tables whose dict order is not the order of their ids (the lowest new id goes first), all
-    occurrences merged at once, and pairs missing from the table.
+    occurrences merged at once, left to right, and pairs missing from the table.
 
     Example:
         >>> check_encode_bytes(ref.encode_bytes, "rank")
@@ -369,7 +370,7 @@ def check_decode_bytes(fn: Callable[..., Any], part: str = "basic", time_limit: 
 
     Parts: ``"basic"``, round trips of trained tables on new ASCII texts, the empty list;
     ``"partial"``, multi-byte characters, tokens holding part of a character (the joined bytes are decoded, not
-    each token), stray bytes replaced by U+FFFD, and an unknown id, which must raise ``ValueError``.
+    each token), stray bytes replaced by U+FFFD, and an unknown id, which must raise ``ValueError`` naming it.
 
     Example:
         >>> check_decode_bytes(ref.decode_bytes, "partial")
@@ -507,10 +508,10 @@ def check_encode_ranks(fn: Callable[..., Any], part: str = "basic", time_limit: 
     """Check ``encode_ranks(text, mergeable_ranks, pattern, special_tokens)``.
 
     Parts: ``"basic"``, small tables against :func:`bpe_ref.bytelevel.encode_ranks` (lowest rank of the joined
-    bytes first, any ints as ranks, the leftmost of equal pairs, chunk by chunk); ``"special"``, special tokens
-    split out first, the longest first, never tokenized as text; ``"gpt4"``, GPT-4's ``cl100k_base`` on text
-    of many scripts, code and emoji (no special token in it), compared with tiktoken itself (each call gets the part of
-    the table that its text can use).
+    bytes first, one join per step, any ints as ranks, the leftmost of equal pairs, chunk by chunk); ``"special"``,
+    special tokens split out first, at every occurrence, the longest first, never tokenized as text; ``"gpt4"``,
+    GPT-4's ``cl100k_base`` on text of many scripts, code and emoji (no special token in it), compared with tiktoken
+    itself (each call gets the part of the table that its text can use).
 
     Example:
         >>> check_encode_ranks(ref.encode_ranks, "special")
