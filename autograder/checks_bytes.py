@@ -207,6 +207,7 @@ TRAIN_FIXED = {
         # ties go to the pair seen first, not to the largest or smallest ids
         Case(("ba", 257, GPT4_PATTERN), size=3),
         Case(("zyab", 257, GPT4_PATTERN), size=5),
+        Case(("bzab", 257, GPT4_PATTERN), size=5),  # the pair seen first is neither the largest nor the smallest
         Case(("cd ab", 257, GPT4_PATTERN), size=6),
         Case(("xy ab ab xy", 258, GPT4_PATTERN), size=13),
         # overlaps count: "aaaa" holds (97, 97) three times, so it beats (98, 99) twice
@@ -217,6 +218,7 @@ TRAIN_FIXED = {
         # no pair left: stop early, the dict is shorter than vocab_size - 256
         Case(("ab", 1000, GPT4_PATTERN), size=4),
         Case(("a b c", 300, GPT4_PATTERN), size=6),
+        Case(("a b b", 300, GPT4_PATTERN), size=6),
         Case(("", 260, GPT4_PATTERN), size=1),
     ],
 }
