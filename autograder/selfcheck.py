@@ -20,7 +20,17 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from .harness import DEFAULT_TIME_LIMIT, CheckFailed, Described, call, judge_for, show, verdict
+from .harness import (
+    DEFAULT_TIME_LIMIT,
+    CheckFailed,
+    Described,
+    Outcome,
+    call,
+    format_call,
+    judge_for,
+    show,
+    verdict,
+)
 
 __all__ = ["HIDDEN_CHECKS", "ExampleFailed", "check", "expect"]
 
@@ -39,6 +49,7 @@ def expect(
     ordered: bool = False,
     satisfies: Callable[[Any], bool] | None = None,
     described: str = "",
+    raises: type[Exception] | None = None,
 ) -> Any:
     """Call ``fn(*args)`` and fail with a three-line message unless it returns ``returns``.
 
@@ -51,6 +62,8 @@ def expect(
         ordered: for a dict, the keys must also come in the order of ``returns``.
         satisfies: instead of ``returns``, a test of the returned value; ``described`` says what it asks.
         described: the text of the ``expected:`` line for ``satisfies``.
+        raises: instead of ``returns``, the exception the call must raise (``ValueError``); with ``satisfies``,
+            a test of the exception raised (its message, say).
 
     Returns:
         What ``fn`` returned.
@@ -63,29 +76,82 @@ def expect(
         [1, 2, 3]
     """
     __tracebackhide__ = True
-    if (returns is _UNSET) == (satisfies is None):
+    if raises is None and (returns is _UNSET) == (satisfies is None):
         raise TypeError("expect() takes either returns= or satisfies=")
+    if raises is not None and returns is not _UNSET:
+        raise TypeError("expect() takes raises= without returns=")
     name = str(getattr(fn, "__name__", "function"))
-    expected = returns if satisfies is None else Described(described or "a value that passes the test")
+    if raises is not None:
+        expected = Described(described or f"raises {raises.__name__}")
+    else:
+        expected = returns if satisfies is None else Described(described or "a value that passes the test")
     given = copy.deepcopy(args)
     outcome = call(fn, given, DEFAULT_TIME_LIMIT, name=name, expected=expected)
+    if raises is not None:
+        if isinstance(outcome.error, raises) and (satisfies is None or _passes(satisfies, outcome.error)):
+            outcome = Outcome(value=outcome.error)  # what it raised is the value judged (changed arguments too)
+            satisfies = _always
+        elif outcome.error is None and not outcome.timed_out:
+            satisfies = _never
+        elif isinstance(outcome.error, raises):  # the right exception, a wrong message
+            error = outcome.error
+            outcome = Outcome(value=error)
+            satisfies = _never
     judge = judge_for(returns, ordered=ordered) if satisfies is None else _judge_by(satisfies)
     failure = verdict(name, args, given, outcome, expected, judge, note)
     if failure is not None:
-        example = ExampleFailed(str(failure))
+        text = str(failure)
+        named = _by_name(args, sys._getframe(1).f_globals)
+        if named != args:
+            text = text.replace(format_call(name, args), format_call(name, named), 1)
+        example = ExampleFailed(text)
         for line in getattr(failure, "__notes__", []):
             example.add_note(line)
         raise example from None
     return outcome.value
 
 
+LONG = 60
+"""An argument shown longer than this (characters) is shown by its name in the notebook, when it has one."""
+
+
+def _by_name(args: tuple, names: dict[str, Any]) -> tuple:
+    """``args`` with each long one (a split pattern, a table of 256 bytes) shown by the notebook's name for it.
+
+    Only a value whose :func:`~autograder.harness.show` is longer than :data:`LONG`, and only a name bound to that
+    very object (``GPT4_PATTERN``, ``table``); the function still gets the value itself.
+    """
+    out = []
+    for arg in args:
+        found = None
+        if len(show(arg)) > LONG:
+            found = next((k for k, v in names.items() if v is arg and not k.startswith("_")), None)
+        out.append(Described(found) if found else arg)
+    return tuple(out)
+
+
+def _passes(test: Callable[[Any], bool], value: Any) -> bool:
+    try:
+        return bool(test(value))
+    except Exception:
+        return False
+
+
+def _always(value: Any) -> bool:
+    return True
+
+
+def _never(value: Any) -> bool:
+    return False
+
+
 def _judge_by(test: Callable[[Any], bool]) -> Callable[[Any, Any, tuple], str | None]:
     def judge(returned: Any, expected: Any, args: tuple) -> str | None:
-        try:
-            good = bool(test(returned))
-        except Exception:
-            good = False
-        return None if good else f"returned: {show(returned)}"
+        if _passes(test, returned):
+            return None
+        if isinstance(returned, BaseException):
+            return f"raised: {type(returned).__name__}: {str(returned)[:100]}"
+        return f"returned: {show(returned)}"
 
     return judge
 
@@ -172,4 +238,5 @@ def check(name: str, fn: Callable[..., Any] | None = None) -> None:
     finally:
         cases.SEED, cases.FIXED_ONLY = saved
     count = len(HIDDEN_CHECKS[name])
-    print(f"{name}: the {count} hidden check{'s' if count > 1 else ''} pass ({time.perf_counter() - start:.1f} s)")
+    passed = f"the {count} hidden checks pass" if count > 1 else "the hidden check passes"
+    print(f"{name}: {passed} ({time.perf_counter() - start:.1f} s)")

@@ -6,6 +6,7 @@ import pytest
 from autograder import checks_bytes as checks
 from autograder.checks_bytes import CheckFailed
 from bpe_ref import bytelevel as ref
+from bpe_ref.primitives import merge_pair
 
 PARTS = [
     (checks.check_pretokenize, ref.pretokenize, None),
@@ -55,7 +56,7 @@ def test_ties_by_value_pass_basic_and_fail_ties():
             if not counts:
                 break
             best = max(counts, key=lambda p: (counts[p], p))
-            chunks = [ref._merge_ids(ids, best, new_id) for ids in chunks]
+            chunks = [merge_pair(ids, best, new_id) for ids in chunks]
             merges[best] = new_id
         return merges
 
@@ -85,7 +86,7 @@ def test_an_unknown_id_must_raise_value_error():
 
     lines = _message(checks.check_decode_bytes, keyerror, "partial")
     assert lines == [
-        "decode_bytes([300], {(97, 98): 256})  # an id that is not a byte or a new id",
+        "decode_bytes([300], {(97, 98): 256})  # an id that is not a byte or a new id: ValueError naming it",
         "  expected: ValueError",
         "  raised: KeyError: 300",
     ]
@@ -97,7 +98,7 @@ def test_replaying_the_dict_fails_rank_only():
         for chunk in ref.pretokenize(text, pattern):
             ids = list(chunk.encode())
             for pair, new_id in merges.items():
-                ids = ref._merge_ids(ids, pair, new_id)
+                ids = merge_pair(ids, pair, new_id)
             out += ids
         return out
 

@@ -14,11 +14,12 @@ import nbformat
 import pytest
 
 import bpe_ref
-from autograder import checks, harness, selfcheck
+from autograder import checks, checks_bytes, harness, selfcheck
 from autograder.harness import CheckFailed
+from bpe_ref import bytelevel
 
 ROOT = Path(__file__).resolve().parents[2]
-ASSIGNMENTS = ["01_pair_counts_and_merge", "02_training_loop", "03_tie_breaks", "04_apply_bpe"]
+ASSIGNMENTS = ["01_pair_counts_and_merge", "02_training_loop", "03_tie_breaks", "04_apply_bpe", "05_byte_level_bpe"]
 
 # every check and part, with the reference (or, for the counterexample, a right answer)
 
@@ -44,7 +45,13 @@ PARTS = [
     (checks.check_apply_bpe, bpe_ref.apply_bpe, "apply_bpe", ["basic", "rank"]),
     (checks.check_encode, bpe_ref.encode, "encode", ["basic", "replay"]),
     (checks.check_counterexample, _counterexample, "disagreeing_merges", [None]),
+    (checks_bytes.check_pretokenize, bytelevel.pretokenize, "pretokenize", [None]),
+    (checks_bytes.check_train_bytes, bytelevel.train_bytes, "train_bytes", ["basic", "ties"]),
+    (checks_bytes.check_encode_bytes, bytelevel.encode_bytes, "encode_bytes", ["basic", "rank"]),
+    (checks_bytes.check_decode_bytes, bytelevel.decode_bytes, "decode_bytes", ["basic", "partial"]),
+    (checks_bytes.check_encode_ranks, bytelevel.encode_ranks, "encode_ranks", ["basic", "special", "gpt4"]),
 ]
+UNCHANGEABLE = {"disagreeing_merges", "pretokenize", "train_bytes"}  # only strings and ints: nothing to change
 ALL = [(check, ref, name, part) for check, ref, name, parts in PARTS for part in parts]
 
 
@@ -121,7 +128,7 @@ def test_every_failure_of_every_check_has_the_call_the_expected_and_the_returned
         "not a function": 42,
         "wrong value": _wrong_but_right_type(reference),
     }
-    if name != "disagreeing_merges":  # its argument is a string: nothing to change or to return
+    if name not in UNCHANGEABLE:
         kinds["changes its argument"] = _changes_its_argument(reference)
         kinds["returns its argument"] = _returns_its_argument
     reasons = {}
@@ -165,6 +172,23 @@ def test_the_judges_own_reasons_keep_the_three_lines():
     assert "no end-of-word marker" in _three_lines(message, "encode")[2]
     message = _failure(checks.check_counterexample, None, lambda w: "not a table")
     assert "not a merge table" in _three_lines(message, "disagreeing_merges")[2]
+    message = _failure(
+        checks_bytes.check_train_bytes, "basic", lambda *a: dict(reversed(bytelevel.train_bytes(*a).items()))
+    )
+    assert "not in merge order" in _three_lines(message, "train_bytes")[2]
+
+
+def _decode_unnamed(ids, merges):
+    try:
+        return bytelevel.decode_bytes(ids, merges)
+    except ValueError:
+        raise ValueError("unknown id") from None
+
+
+def test_an_unknown_id_not_named_in_the_value_error_fails_with_the_three_lines():
+    lines = _three_lines(_failure(checks_bytes.check_decode_bytes, "partial", _decode_unnamed), "decode_bytes")
+    assert lines[0].startswith("decode_bytes([300], {(97, 98): 256})")
+    assert lines[2] == "  raised: ValueError: unknown id (name the unknown id, 300, in the message)"
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -217,7 +241,8 @@ def test_every_example_fails_with_the_call_the_expected_and_the_returned_value(a
                 _messages.setdefault(line, []).append(str(exc))
             return None
 
-        namespace = {name: getattr(bpe_ref, name, None) for name in GRADED}
+        namespace = {name: getattr(bpe_ref, name, None) or getattr(bytelevel, name, None) for name in GRADED}
+        namespace.update({k: getattr(bytelevel, k) for k in ("GPT2_PATTERN", "GPT4_PATTERN", "GPT4_SPECIAL_TOKENS")})
         namespace["disagreeing_merges"] = disagreeing_merges
         namespace["get_word_symbols"] = bpe_ref.get_word_symbols
         code = compile(source.replace("from autograder.selfcheck import expect", "pass"), grade_id, "exec")

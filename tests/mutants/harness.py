@@ -1,7 +1,7 @@
 """Mutation testing of the hidden checks, through the real notebooks.
 
 Every graded function has wrong implementations (*mutants*: the faults people make with BPE) and correct ones in
-other styles (*alternatives*), as source strings in :mod:`tests.mutants.m01` ... ``m04``.
+other styles (*alternatives*), as source strings in :mod:`tests.mutants.m01` ... ``m05``.
 
 **Submissions.** Each mutant becomes one notebook: the release notebook with the mutant in its own function's
 solution cell (:func:`autograder.sample_class.fill`) and a correct answer in every other solution cell. Those
@@ -437,25 +437,18 @@ VISIBLE_RAISES: set[tuple[str, str]] = set()
 
 EXAMPLE = "ExampleFailed: "
 
-# Notebooks whose examples are still plain asserts (one line: the call and what came back, no expected value).
-# Their one-line AssertionError messages are accepted; every other notebook's examples go through ``expect``.
-PLAIN_ASSERTS = {"05_byte_level_bpe"}
-
 
 def is_visible_raise(message: str) -> bool:
     """A one-line message of an exception other than an assertion: raised by the learner's code in a visible call."""
     return bool(message) and "\n" not in message and not message.startswith(("AssertionError", HIDDEN, EXAMPLE))
 
 
-def message_problem(message: str, smallest: str | None, assignment: str = "") -> str | None:
+def message_problem(message: str, smallest: str | None) -> str | None:
     """Why a failed cell's message breaks the rule, or ``None``.
 
     ``smallest``: the call a hidden check's message must name (:attr:`HiddenFailure.smallest`), when known.
-    ``assignment``: a notebook of :data:`PLAIN_ASSERTS` may also fail with a one-line assert.
     """
     lines = message.splitlines()
-    if assignment in PLAIN_ASSERTS and message.startswith("AssertionError: ") and len(lines) == 1:
-        return None
     for prefix in (HIDDEN, EXAMPLE):
         if message.startswith(prefix):
             if len(lines) != 3:
@@ -518,7 +511,7 @@ def verdicts(
                     raised.add((sub.student, c.grade_id))
                     continue
                 known = alone.get(c.grade_id) if alone else None
-                issue = message_problem(c.message, known.smallest if known else None, sub.assignment)
+                issue = message_problem(c.message, known.smallest if known else None)
                 if issue:
                     row.problems.append(f"{c.grade_id}: {issue}")
             if alone is not None:

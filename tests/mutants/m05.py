@@ -25,6 +25,21 @@ def merge_ids(ids, pair, new_id):
 
 """
 
+# merge_ids scanning from the right: "aaa" with (97, 97) becomes 97 256, not 256 97.
+_MERGE_FROM_RIGHT = """
+def merge_ids(ids, pair, new_id):
+    out, i = [], len(ids) - 1
+    while i >= 0:
+        if i > 0 and (ids[i - 1], ids[i]) == pair:
+            out.append(new_id)
+            i -= 2
+        else:
+            out.append(ids[i])
+            i -= 1
+    return out[::-1]
+
+"""
+
 _TRAIN = (
     _MERGE
     + """
@@ -160,6 +175,14 @@ def train_bytes(text, vocab_size, pattern):
         merges[best] = new_id
     return merges
 """,
+        # Each pair merged from the right end of a chunk (the text: left to right, as merge of 01).
+        "merge-from-right": _TRAIN.replace(_MERGE, _MERGE_FROM_RIGHT),
+        # The merges sorted by pair, not listed in the order they were made.
+        "merges-sorted": _TRAIN.replace("    return merges\n", "    return dict(sorted(merges.items()))\n"),
+        # The chunks scanned from the last one: a tie goes to a pair of a later chunk.
+        "chunks-reversed": _TRAIN.replace(
+            "        for ids in chunks:\n            for pair", "        for ids in chunks[::-1]:\n            for pair"
+        ),
     },
     "encode_bytes": {
         # Replays the dict in its order.
@@ -182,6 +205,15 @@ def encode_bytes(text, merges, pattern):
         "dict-position": _ENCODE.replace(
             "best = min(present, key=merges.get)", "best = next(p for p in merges if p in present)"
         ),
+        # All occurrences merged from the right end of a chunk.
+        "merge-from-right": _ENCODE.replace(_MERGE, _MERGE_FROM_RIGHT),
+        # Sorts the table it is given by new id, in place: right ids, but the caller's dict changed.
+        "sorts-table-in-place": _ENCODE.replace(
+            "    out = []\n",
+            "    ordered = sorted(merges.items(), key=lambda kv: kv[1])\n    merges.clear()\n"
+            "    merges.update(ordered)\n    out = []\n",
+            1,
+        ),
     },
     "decode_bytes": {
         # Each token decoded alone.
@@ -192,6 +224,8 @@ def encode_bytes(text, merges, pattern):
         "dict-order": _DECODE.replace("sorted(merges.items(), key=lambda kv: kv[1])", "merges.items()"),
         # No check of unknown ids: a KeyError instead of a ValueError.
         "keyerror": _DECODE.replace('            raise ValueError(f"unknown id {i}")', "            pass"),
+        # A ValueError that does not say which id is unknown.
+        "unnamed-id": _DECODE.replace('raise ValueError(f"unknown id {i}")', 'raise ValueError("unknown id")'),
     },
     "encode_ranks": {
         # Special tokens tokenized as text.
@@ -202,6 +236,39 @@ def encode_bytes(text, merges, pattern):
         "rightmost-tie": _RANKS.replace("r < best_rank", "r <= best_rank"),
         # BPE over the whole piece between special tokens: no chunks.
         "no-chunks": _RANKS.replace("regex.findall(pattern, piece)", "[piece]"),
+        # Only the first special token of the text is cut out; later ones are tokenized as text.
+        "first-special-only": _RANKS.replace(
+            'regex.split("(" + specials + ")", text)', 'regex.split("(" + specials + ")", text, maxsplit=1)'
+        ),
+        # The leftmost pair that has a rank, not the lowest rank.
+        "leftmost-known-pair": _RANKS.replace(
+            "if r is not None and (best_rank is None or r < best_rank):", "if r is not None and best_rank is None:"
+        ),
+        # One join per chunk, then stop: no "repeat while any pair joins".
+        "one-join-only": _RANKS.replace(
+            "            parts = parts[:best_i] + [parts[best_i] + parts[best_i + 1]] + parts[best_i + 2:]\n",
+            "            parts = parts[:best_i] + [parts[best_i] + parts[best_i + 1]] + parts[best_i + 2:]\n"
+            "            return [mergeable_ranks[p] for p in parts]\n",
+        ),
+        # A single byte left alone becomes its byte value, not its rank in the table.
+        "byte-value-ids": _RANKS.replace(
+            "return [mergeable_ranks[p] for p in parts]",
+            "return [mergeable_ranks[p] if len(p) > 1 else p[0] for p in parts]",
+        ),
+        # Every occurrence of the best joined bytes at once (exercise 3's loop), not one join per step.
+        "all-occurrences": _RANKS.replace(
+            "            parts = parts[:best_i] + [parts[best_i] + parts[best_i + 1]] + parts[best_i + 2:]\n",
+            """            joined, out, i = parts[best_i] + parts[best_i + 1], [], 0
+            while i < len(parts):
+                if i + 1 < len(parts) and parts[i] + parts[i + 1] == joined:
+                    out.append(joined)
+                    i += 2
+                else:
+                    out.append(parts[i])
+                    i += 1
+            parts = out
+""",
+        ),
     },
 }
 
