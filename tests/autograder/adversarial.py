@@ -888,7 +888,8 @@ def run_nbgrader_autograde(course_root, class_folder, workdir, *, timeout=1800):
         config += PIPELINE
     (root / "nbgrader_config.py").write_text(config, encoding="utf-8")
     loaded = PyFileConfigLoader("nbgrader_config.py", path=str(root)).load_config()
-    names = [getattr(p, "__name__", str(p)) for p in loaded.Autograde.get("autograde_preprocessors", [])]
+    steps = loaded.Autograde.get("autograde_preprocessors", [])
+    names = [getattr(p, "__name__", None) or str(p).rsplit(".", 1)[-1] for p in steps]  # classes or import strings
     if not {"LimitedExecute", "JudgeTests"} <= set(names) or loaded.LimitedKernelManager.get("sandbox") != "required":
         raise Unisolated(f"the copied config runs {names} with sandbox {loaded.LimitedKernelManager.get('sandbox')!r}")
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(course_root), os.environ.get("PYTHONPATH", "")])}
