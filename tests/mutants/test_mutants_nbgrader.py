@@ -1,0 +1,24 @@
+"""Mutation testing through nbgrader: every mutant notebook graded by `grade`, the table printed.
+
+In a file of its own so that the test runner's workers (one file each) share the suite's slowest tests; the rules
+and the layout are described in :mod:`tests.mutants.harness`.
+"""
+
+import pytest
+
+from . import harness
+
+ASSIGNMENTS = [module.ASSIGNMENT for module in harness.MODULES]
+
+
+@pytest.mark.slow
+def test_through_nbgrader_every_mutant_is_killed_and_no_correct_answer_loses_a_point(tmp_path):
+    report = harness.run(tmp_path, jobs=2)
+    print(report.text())
+    mutants = [r for r in report.rows if r.variant.kind == "mutant"]
+    correct = [r for r in report.rows if r.variant.kind == "correct"]
+    assert len(mutants) == len(harness.variants("mutant")) and len(correct) == len(harness.variants("correct"))
+    assert [r.variant.name for r in mutants if r.lost == 0] == []  # kill rate 100 %
+    assert [r.variant.name for r in correct if r.lost > 0] == []  # false-fail rate 0 %
+    assert report.regraded >= len(ASSIGNMENTS)
+    assert report.problems == [], report.text()
