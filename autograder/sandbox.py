@@ -26,11 +26,13 @@ instructor who isolates the grader some other way (a container) and says so expl
 from __future__ import annotations
 
 import functools
+import importlib
 import os
 import shutil
 import subprocess
 import sys
-from collections.abc import Iterable
+import tempfile
+from collections.abc import Iterable, Mapping
 
 MODES = ("required", "auto", "off")
 ALIASES = {"bwrap": "required"}
@@ -210,10 +212,32 @@ def private_copy(folder: str | None, target: str) -> list[str]:
     return names
 
 
+LEARNER_MODULES = {"autograder": ("selfcheck", "harness")}
+"""The modules of the grader that the release notebooks' own cells import (``expect``, ``check``): the kernel sees
+them, and nothing else of the package (no checks, cases or answers)."""
+
+
+def learner_view(package: str, modules: Iterable[str]) -> str:
+    """A folder holding ``package`` with only ``modules`` (copies) and an empty ``__init__``, made once per process;
+    bound read-only where the package would be imported from."""
+    target = os.path.join(tempfile.gettempdir(), f"bpe-learner-view-{os.getpid()}", package)
+    if not os.path.isdir(target):
+        source = os.path.dirname(os.path.realpath(importlib.import_module(package).__file__))
+        partial = f"{target}.{os.getpid()}.partial"
+        os.makedirs(partial, exist_ok=True)
+        with open(os.path.join(partial, "__init__.py"), "w", encoding="utf-8") as handle:
+            handle.write(f'"""{package}, as the release notebooks see it: {", ".join(modules)} only."""\n')
+        for name in modules:
+            shutil.copyfile(os.path.join(source, f"{name}.py"), os.path.join(partial, f"{name}.py"))
+        os.replace(partial, target)
+    return target
+
+
 def sandbox_argv(
     bwrap: str,
     *,
     course_packages: Iterable[str] = (),
+    learner_modules: Mapping[str, Iterable[str]] | None = None,
     files_from: str | None = None,
     binds: Iterable[str] = (),
     read_only: Iterable[str] = (),
@@ -225,6 +249,8 @@ def sandbox_argv(
     Args:
         bwrap: the path of ``bwrap`` (see :func:`resolve`).
         course_packages: the course's packages the command may import (the kernel: ``("bpe_ref",)``).
+        learner_modules: of the other course packages, the modules the command may import (the kernel:
+            :data:`LEARNER_MODULES`), each package shown with those alone (:func:`learner_view`).
         files_from: a host folder whose files appear, read-only, in the working folder (a private copy of the
             notebook's folder, see :func:`private_copy`).
         binds: host paths the command may write, at the same path (the kernel's ZeroMQ socket folder).
@@ -260,6 +286,8 @@ def sandbox_argv(
             inside = any(path.startswith(r.rstrip("/") + "/") for r in roots)
             if name in allowed and not inside:
                 argv += ["--ro-bind", path, path]  # the one package, not the checkout around it
+            elif name not in allowed and (learner_modules or {}).get(name):
+                argv += ["--ro-bind", learner_view(name, learner_modules[name]), path]  # the learner's modules only
             elif name not in allowed and inside:
                 argv += ["--tmpfs", path]  # an installed copy inside site-packages: emptied
     argv += ["--dev", "/dev", "--size", str(tmp_bytes), "--tmpfs", "/dev/shm", "--remount-ro", "/dev"]

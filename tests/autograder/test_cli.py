@@ -208,3 +208,24 @@ def test_shard_splits_a_class_into_disjoint_parts(course_root, course_copy, tmp_
         with open(out / "grades.csv", encoding="utf-8") as handle:
             graded.append({r["student_id"] for r in csv.DictReader(handle)})
     assert graded[0] | graded[1] == set(students) and not graded[0] & graded[1]
+
+
+@pytest.mark.parametrize("assignment", sorted(EXPECTED))
+def test_a_full_marks_submission_gets_feedback_without_any_error(demo, assignment):
+    """Chart, example and check cells run where the notebook is graded too: a correct submission's graded notebook
+    (what its feedback is made from) holds no error output and nothing on stderr, in any cell."""
+    out, _stdout = demo
+    best = max(sum(points.values()) for points in EXPECTED[assignment].values())
+    student = sorted(s for s, points in EXPECTED[assignment].items() if sum(points.values()) == best)[0]
+    graded = out / "course" / "autograded" / student / assignment / f"{assignment}.ipynb"
+    nb = nbformat.read(graded, 4)
+    problems = [
+        (index, output.get("ename") or output.get("text", "")[:200])
+        for index, cell in enumerate(nb.cells)
+        if cell.cell_type == "code"
+        for output in cell.get("outputs", [])
+        if output.get("output_type") == "error" or output.get("name") == "stderr"
+    ]
+    assert problems == []
+    html = (out / "course" / "feedback" / student / assignment / f"{assignment}.html").read_text("utf-8")
+    assert "Traceback" not in html and "ModuleNotFoundError" not in html
