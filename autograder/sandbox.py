@@ -277,6 +277,11 @@ def sandbox_argv(
     for name in ETC:
         if os.path.exists("/etc/" + name):
             argv += ["--ro-bind", "/etc/" + name, "/etc/" + name]
+    # the in-memory folders first: a runtime or a course checkout that lives under /tmp (a CI clone, a venv in a
+    # temporary folder) is then bound over them, not hidden by them
+    argv += ["--dev", "/dev", "--size", str(tmp_bytes), "--tmpfs", "/dev/shm", "--remount-ro", "/dev"]
+    argv += ["--proc", "/proc", "--size", str(tmp_bytes), "--tmpfs", "/tmp"]
+    argv += ["--size", str(home_bytes), "--tmpfs", HOME, "--dir", WORK]
     roots = runtime_roots(packages)
     for root in roots:
         argv += ["--ro-bind", root, root]
@@ -290,9 +295,6 @@ def sandbox_argv(
                 argv += ["--ro-bind", learner_view(name, learner_modules[name]), path]  # the learner's modules only
             elif name not in allowed and inside:
                 argv += ["--tmpfs", path]  # an installed copy inside site-packages: emptied
-    argv += ["--dev", "/dev", "--size", str(tmp_bytes), "--tmpfs", "/dev/shm", "--remount-ro", "/dev"]
-    argv += ["--proc", "/proc", "--size", str(tmp_bytes), "--tmpfs", "/tmp"]
-    argv += ["--size", str(home_bytes), "--tmpfs", HOME, "--dir", WORK]
     if files_from and os.path.isdir(files_from):
         for name in sorted(os.listdir(files_from))[:MAX_COPIED_FILES]:
             source = os.path.join(files_from, name)

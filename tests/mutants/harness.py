@@ -309,7 +309,10 @@ def grade_through_nbgrader(subs: list[Submission], out: Path, jobs: int = 2) -> 
     folder = out / "submitted"
     write_submissions(subs, folder)
     found = grading.find_submissions(folder, ROOT)
-    results = grading.grade(ROOT, found, out / "graded", feedback=False, jobs=jobs, resume=False)
+    # the public seed, as the in-process run uses (grading for marks derives one per student)
+    results = grading.grade(
+        ROOT, found, out / "graded", feedback=False, jobs=jobs, resume=False, limits={"JudgeTests.seed": "public"}
+    )
     graded = {}
     for result in results:
         if result.error:
