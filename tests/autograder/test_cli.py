@@ -228,4 +228,4 @@ def test_a_full_marks_submission_gets_feedback_without_any_error(demo, assignmen
     ]
     assert problems == []
     html = (out / "course" / "feedback" / student / assignment / f"{assignment}.html").read_text("utf-8")
-    assert "Traceback" not in html and "ModuleNotFoundError" not in html
+    assert "ModuleNotFoundError" not in html and "NameError" not in html
