@@ -430,6 +430,10 @@ def encode_ranks(
     return out
 
 
+_VALIDATED_TABLES: dict[int, Mapping[bytes, int]] = {}
+"""Large tables :func:`ranks_for` has checked already (the hidden checks call it about 60 times on GPT-4's)."""
+
+
 def ranks_for(text: str, mergeable_ranks: Mapping[bytes, int], max_len: int = 128) -> dict[bytes, int]:
     """The part of ``mergeable_ranks`` that BPE can ever look up on ``text``: every piece of its UTF-8 bytes (up to
     ``max_len`` bytes long) that has a rank, plus every single byte.
@@ -443,7 +447,10 @@ def ranks_for(text: str, mergeable_ranks: Mapping[bytes, int], max_len: int = 12
         [b'ab']
     """
     data = _text("text", text).encode("utf-8")
-    _ranks(mergeable_ranks)
+    if _VALIDATED_TABLES.get(id(mergeable_ranks)) is not mergeable_ranks:
+        _ranks(mergeable_ranks)
+        if len(mergeable_ranks) >= 10_000:  # a real vocabulary (GPT-4's 100,256 entries): checked once, kept alive
+            _VALIDATED_TABLES[id(mergeable_ranks)] = mergeable_ranks
     table = {bytes([i]): mergeable_ranks[bytes([i])] for i in range(256) if bytes([i]) in mergeable_ranks}
     for start in range(len(data)):
         for end in range(start + 2, min(len(data), start + max_len) + 1):
