@@ -16,14 +16,14 @@ from __future__ import annotations
 import functools
 import random
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from typing import Any
 
 from bpe_ref import bytelevel as ref
 from bpe_ref.bytelevel import GPT2_PATTERN, GPT4_PATTERN, GPT4_SPECIAL_TOKENS
 
 from . import cases as gen
-from .harness import DEFAULT_TIME_LIMIT, Case, CheckFailed, run_cases, show
+from .harness import DEFAULT_TIME_LIMIT, Case, CheckFailed, judge_mapping, run_cases, show
 
 __all__ = [
     "CheckFailed",
@@ -97,18 +97,8 @@ def _list_of(kind: type, what: str) -> Callable[[Any, Any, tuple], str | None]:
     return judge
 
 
-def _merges_judge(returned: Any, expected: Mapping, args: tuple) -> str | None:
-    if not isinstance(returned, Mapping):
-        return f"returned: {show(returned)} (a {type(returned).__name__}, not a dict)"
-    try:
-        items = [(k, returned[k]) for k in returned]
-    except Exception as exc:  # a broken mapping subclass
-        return f"returned: a dict that cannot be read ({type(exc).__name__})"
-    if dict(items) != dict(expected):
-        return f"returned: {show(dict(items))}"
-    if [k for k, _ in items] != list(expected):
-        return f"returned: {show(dict(items))} (right merges, not in merge order)"
-    return None
+_merges_judge = judge_mapping(order=True, order_note="right merges, not in merge order")
+"""``train_bytes``'s answer: the right merges with the right ids, in merge order."""
 
 
 def _unknown_id(ids: Any, merges: Any) -> int | None:

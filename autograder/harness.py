@@ -349,10 +349,12 @@ def _returned_an_argument(returned: Any, args: tuple) -> bool:
     return any(returned is a for a in args if isinstance(a, (list, dict)))
 
 
-def judge_mapping(order: bool = False, fresh: bool = False) -> Judge:
+def judge_mapping(
+    order: bool = False, fresh: bool = False, order_note: str = "right counts, keys not in order of first occurrence"
+) -> Judge:
     """A judge of a returned dict: equal to the expected one (any ``Mapping`` is a dict).
 
-    ``order``: the keys must also come in the expected order (order of first occurrence).
+    ``order``: the keys must also come in the expected order (order of first occurrence), else ``order_note``.
     ``fresh``: returning one of the arguments itself is wrong (a new dict is asked).
     """
 
@@ -368,7 +370,7 @@ def judge_mapping(order: bool = False, fresh: bool = False) -> Judge:
         if dict(items) != dict(expected):
             return f"returned: {show(dict(items))}"
         if order and [k for k, _ in items] != list(expected):
-            return f"returned: {show(dict(items))} (right counts, keys not in order of first occurrence)"
+            return f"returned: {show(dict(items))} ({order_note})"
         return None
 
     return judge
