@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .course import CourseError
-from .grading import _cell
+from .grading import csv_text
 from .report import _iso, _safe_url, open_gradebook
 
 
@@ -193,7 +193,7 @@ def write_canvas(sheet: Gradesheet, path: Path) -> None:
         writer = csv.writer(handle)
         writer.writerow(CANVAS_COLUMNS + list(sheet.assignments))
         for student in sheet.students.values():
-            row = [_cell(student.name), _cell(student.lms_user_id), "", _cell(student.id), ""]
+            row = [csv_text(student.name), csv_text(student.lms_user_id), "", csv_text(student.id), ""]
             writer.writerow(row + [_score(sheet, student.id, name) for name in sheet.assignments])
 
 
@@ -217,7 +217,7 @@ def write_moodle(sheet: Gradesheet, path: Path) -> None:
         writer = csv.writer(handle)
         writer.writerow(MOODLE_COLUMNS + list(sheet.assignments))
         for s in sheet.students.values():
-            row = [_cell(v) for v in (s.first_name, s.last_name, s.id, s.lms_user_id, s.email)]
+            row = [csv_text(v) for v in (s.first_name, s.last_name, s.id, s.lms_user_id, s.email)]
             writer.writerow(row + [_score(sheet, s.id, name) for name in sheet.assignments])
 
 
@@ -244,7 +244,7 @@ def write_combined(sheet: Gradesheet, path: Path) -> None:
         for s in sheet.students.values():
             for name, top in sheet.assignments.items():
                 grade = sheet.grades.get((s.id, name))
-                people = [_cell(v) for v in (s.id, s.last_name, s.first_name, s.email, s.lms_user_id)]
+                people = [csv_text(v) for v in (s.id, s.last_name, s.first_name, s.email, s.lms_user_id)]
                 head = [*people, name, sheet.duedates.get(name, "")]
                 if grade is None:
                     writer.writerow(head + ["", "", "", "", "", _points(top), "missing", ""])
@@ -254,7 +254,7 @@ def write_combined(sheet: Gradesheet, path: Path) -> None:
                     head
                     + [grade.timestamp, _points(grade.seconds_late)]
                     + [_points(v) for v in numbers]
-                    + ["graded", _cell(grade.source)]
+                    + ["graded", csv_text(grade.source)]
                 )
 
 

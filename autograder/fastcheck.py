@@ -100,13 +100,13 @@ def check_notebook(
                     grade_id,
                     0.0 if failed else points,
                     points,
-                    grading._error_message(cell),
+                    grading.error_message(cell),
                     exercise_of.get(grade_id, grade_id),
-                    grading._where(cell),
+                    grading.where_lines(cell),
                 )
             )
         elif meta.get("solution") and cell.get("cell_type") == "code":
-            message = grading._error_message(cell)
+            message = grading.error_message(cell)
             if message and not message.startswith("NotImplementedError"):
                 result.solution_errors.append(f"{grade_id}: {message.splitlines()[0][:200]}")
     return result

@@ -233,7 +233,7 @@ def exercises(course_root: Path, assignment: str) -> dict[str, str]:
     return mapping
 
 
-def _error_message(cell: nbformat.NotebookNode) -> str:
+def error_message(cell: nbformat.NotebookNode) -> str:
     for output in cell.get("outputs", []):
         if output.get("output_type") == "error":
             value = _ANSI.sub("", output.get("evalue", "")).strip()
@@ -243,7 +243,7 @@ def _error_message(cell: nbformat.NotebookNode) -> str:
     return ""
 
 
-def _where(cell: nbformat.NotebookNode) -> list[str]:
+def where_lines(cell: nbformat.NotebookNode) -> list[str]:
     """The lines of the student's own cells an error passed through (``autograder.judge`` puts them in tracebacks)."""
     for output in cell.get("outputs", []):
         if output.get("output_type") == "error":
@@ -263,8 +263,8 @@ def read_results(workspace: Workspace, submission: Submission) -> list[CellResul
         for cell in nb.cells:
             meta = cell.metadata.get("nbgrader", {})
             if meta.get("grade") and cell.cell_type == "code":
-                messages[meta.get("grade_id")] = _error_message(cell)
-                where[meta.get("grade_id")] = _where(cell)
+                messages[meta.get("grade_id")] = error_message(cell)
+                where[meta.get("grade_id")] = where_lines(cell)
     cells = []
     exercise_of = exercises(workspace.course_root, submission.assignment)
     with Gradebook(workspace.db_url) as gradebook:
@@ -296,7 +296,7 @@ def solution_errors(workspace: Workspace, submission: Submission) -> list[str]:
     for cell in nbformat.read(autograded, 4).cells:
         meta = cell.metadata.get("nbgrader", {})
         if meta.get("solution") and not meta.get("grade") and cell.cell_type == "code":
-            message = _error_message(cell)
+            message = error_message(cell)
             if message and not message.startswith("NotImplementedError"):
                 found.append(f"{meta.get('grade_id', '?')}: {message.splitlines()[0][:200]}")
     return found
@@ -678,7 +678,7 @@ def _summarise(log: str) -> str:
     return (text or "nbgrader autograde failed")[:500]
 
 
-def _cell(value: str) -> str:
+def csv_text(value: str) -> str:
     """A CSV field a spreadsheet shows as text: a leading ``= + - @`` (a formula) gets a quote mark."""
     return "'" + value if value[:1] in ("=", "+", "-", "@", "\t", "\r") else value
 
@@ -689,12 +689,18 @@ def write_grades(results: list[Result], out: Path) -> None:
         writer = csv.writer(handle)
         writer.writerow(["student_id", "assignment", "score", "max_score", "status", "error", "problems"])
         for r in results:
-            row = [_cell(r.submission.student), r.submission.assignment, f"{r.score:g}", f"{r.max_score:g}", r.status]
-            writer.writerow(row + [_cell(r.error), _cell(" | ".join(r.problems))])
+            row = [
+                csv_text(r.submission.student),
+                r.submission.assignment,
+                f"{r.score:g}",
+                f"{r.max_score:g}",
+                r.status,
+            ]
+            writer.writerow(row + [csv_text(r.error), csv_text(" | ".join(r.problems))])
     with open(out / "exercise_grades.csv", "w", newline="", encoding="utf-8") as handle:
         writer = csv.writer(handle)
         writer.writerow(["student_id", "assignment", "exercise", "test_cell", "points", "max_points", "message"])
         for r in results:
             for c in r.cells:
-                row = [_cell(r.submission.student), r.submission.assignment, c.exercise, c.grade_id]
-                writer.writerow(row + [f"{c.points:g}", f"{c.max_points:g}", _cell(c.message)])
+                row = [csv_text(r.submission.student), r.submission.assignment, c.exercise, c.grade_id]
+                writer.writerow(row + [f"{c.points:g}", f"{c.max_points:g}", csv_text(c.message)])

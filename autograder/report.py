@@ -31,7 +31,7 @@ import nbformat
 
 from . import doctor
 from .course import CourseError
-from .grading import _error_message
+from .grading import error_message
 
 _FAILURE_PREFIXES = ("CheckFailed: ", "ExampleFailed: ", "AssertionError: ")
 _CALL = re.compile(r"[A-Za-z_]\w*\(.*\)", re.S)
@@ -291,7 +291,7 @@ def _messages(nb) -> dict[str, str]:
     for cell in nb.cells if nb is not None else []:
         meta = cell.get("metadata", {}).get("nbgrader", {}) or {}
         if meta.get("grade") and cell.get("cell_type") == "code" and isinstance(meta.get("grade_id"), str):
-            found[meta["grade_id"]] = _error_message(cell)
+            found[meta["grade_id"]] = error_message(cell)
     return found
 
 

@@ -222,7 +222,7 @@ class Cell:
 
 
 def _message(exc: BaseException) -> str:
-    """What nbgrader's error output gives (``ename: evalue``, as :func:`autograder.grading._error_message`)."""
+    """What nbgrader's error output gives (``ename: evalue``, as :func:`autograder.grading.error_message`)."""
     value = str(exc).strip()
     return f"{type(exc).__name__}: {value}" if value else type(exc).__name__
 
