@@ -1,7 +1,7 @@
 """autograder: hidden checks against bpe_ref, self-check, batch grading through nbgrader, feedback and grades.
 
 The checks are imported on first use (``from autograder import check_merge`` works as before), so that the
-notebooks' learner-facing helpers (:mod:`autograder.selfcheck`) import without the reference answers.
+notebooks' learner-facing helpers (:mod:`bpe_lab.selfcheck`) import without the reference answers.
 """
 
 from __future__ import annotations

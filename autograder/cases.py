@@ -26,9 +26,8 @@ from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
+from bpe_lab.harness import Case
 from bpe_ref import END_OF_WORD
-
-from .harness import Case
 
 PUBLIC_SEED = 20161  # Sennrich et al., 2016
 SECRET_FILE = ".course_secret"

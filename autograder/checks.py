@@ -2,7 +2,7 @@
 
 A notebook's hidden test is a one-line call, for example ``check_merge(merge, "overlaps")``. A check
 returns ``None`` when every case passes (nbgrader then gives the cell its points) and raises
-:class:`~autograder.harness.CheckFailed` with a three-line message naming the smallest failing input
+:class:`~bpe_lab.harness.CheckFailed` with a three-line message naming the smallest failing input
 otherwise. Checks are deterministic and accept any correct style: a ``Counter`` or ``defaultdict``
 where a dict is asked is a dict; a tuple where a list is asked is a sequence.
 
@@ -18,9 +18,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import bpe_ref
-
-from . import cases as gen
-from .harness import (
+from bpe_lab.harness import (
     DEFAULT_TIME_LIMIT,
     Case,
     CheckFailed,
@@ -32,6 +30,8 @@ from .harness import (
     run_cases,
     show,
 )
+
+from . import cases as gen
 
 __all__ = [
     "CheckFailed",

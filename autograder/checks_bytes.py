@@ -2,7 +2,7 @@
 
 As in :mod:`autograder.checks`, a notebook's hidden test is a one-line call such as
 ``check_train_bytes(train_bytes, "ties")``; a check returns ``None`` when every case passes and raises
-:class:`~autograder.harness.CheckFailed` naming the smallest failing input otherwise. Every rule the notebook
+:class:`~bpe_lab.harness.CheckFailed` naming the smallest failing input otherwise. Every rule the notebook
 states is a fixed case below (the same whatever the seed); the generated inputs (:data:`autograder.cases.SEED`)
 only add to them, and :data:`autograder.cases.FIXED_ONLY` leaves them out. ``encode_ranks`` on GPT-4's vocabulary
 is compared with tiktoken itself.
@@ -19,11 +19,11 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from bpe_lab.harness import DEFAULT_TIME_LIMIT, Case, CheckFailed, judge_mapping, run_cases, show
 from bpe_ref import bytelevel as ref
 from bpe_ref.bytelevel import GPT2_PATTERN, GPT4_PATTERN, GPT4_SPECIAL_TOKENS
 
 from . import cases as gen
-from .harness import DEFAULT_TIME_LIMIT, Case, CheckFailed, judge_mapping, run_cases, show
 
 __all__ = [
     "CheckFailed",

@@ -41,9 +41,10 @@ from nbgrader.api import Gradebook
 from nbgrader.preprocessors import NbGraderPreprocessor
 from traitlets import Bool, Float, List, Unicode
 
+from bpe_lab.harness import timed_out_in
+
 from . import cases, sandbox
 from .doctor import python_of
-from .harness import timed_out_in
 from .judge_worker import Unreadable, encode
 from .limits import KEPT_ENVIRONMENT, Cgroup, LimitedKernelManager, joined_command, limited_command
 

@@ -16,7 +16,7 @@ Requests (``op``) and replies:
   (``alias`` is the index of the argument the function returned itself, else ``null``), or ``{"raised":
   {"type", "message"}}``, or ``{"unreadable": {"type", "repr"}}`` when the value is not plain data.
 
-Only the standard library is used, and importing ``bpe_ref`` or ``autograder`` fails here.
+Only the standard library is used, and importing ``bpe_ref``, ``autograder`` or ``bpe_lab`` fails here.
 """
 
 import builtins
@@ -26,7 +26,7 @@ import os
 import sys
 import types
 
-BLOCKED = ("bpe_ref", "autograder")
+BLOCKED = ("bpe_ref", "autograder", "bpe_lab")
 MAX_DEPTH = 60
 
 
@@ -133,14 +133,14 @@ class _BlockCourse:
 
 def _quiet_selfcheck():
     """The notebooks' ``check("...")`` cells, importable and doing nothing (grading runs the hidden tests itself):
-    ``autograder.selfcheck`` is an empty stand-in with a ``check`` that returns ``None``; every other module of the
+    ``bpe_lab.selfcheck`` is an empty stand-in with a ``check`` that returns ``None``; every other module of the
     course stays blocked."""
-    package = types.ModuleType("autograder")
+    package = types.ModuleType("bpe_lab")
     package.__path__ = []  # a package with nothing in it: its other modules go through the blocking finder
-    selfcheck = types.ModuleType("autograder.selfcheck")
+    selfcheck = types.ModuleType("bpe_lab.selfcheck")
     selfcheck.check = lambda *args, **kwargs: None
     package.selfcheck = selfcheck
-    sys.modules.update({"autograder": package, "autograder.selfcheck": selfcheck})
+    sys.modules.update({"bpe_lab": package, "bpe_lab.selfcheck": selfcheck})
 
 
 def _ran_out_of_time(name):

@@ -278,12 +278,11 @@ class LimitedKernelManager(AsyncKernelManager):
 
     def sandbox_prefix(self, files_from: str | None = None) -> list[str]:
         """The ``bwrap`` argv that runs this kernel (see :func:`autograder.sandbox.sandbox_argv`): it may import
-        ``bpe_ref`` (the chart cells draw with it) and, of ``autograder``, only what the notebooks' own cells use
-        (``selfcheck``); its ZeroMQ sockets and connection file are bound in."""
+        :data:`autograder.sandbox.KERNEL_PACKAGES` (the learner's toolkit, which the notebooks' own cells use) and
+        nothing else of the course; its ZeroMQ sockets and connection file are bound in."""
         return sandbox.sandbox_argv(
             self._bwrap,
-            course_packages=("bpe_ref",),
-            learner_modules=sandbox.LEARNER_MODULES,
+            course_packages=sandbox.KERNEL_PACKAGES,
             files_from=files_from,
             binds=[self._socket_dir],
             read_only=[self.connection_file],

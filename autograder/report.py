@@ -5,7 +5,7 @@
 the failure messages from the test cells' error outputs in the autograded notebooks
 (``autograded/<student>/<assignment>/<notebook>.ipynb``). For every test cell it groups the failing students by
 their mistake: the smallest failing input that the test names, and the value the student's function returned
-(:func:`parse_failure` reads both message styles: a hidden check's three lines from :func:`autograder.harness.fail`
+(:func:`parse_failure` reads both message styles: a hidden check's three lines from :func:`bpe_lab.harness.fail`
 and a visible assert's ``"<call> returned <value>"``). It also lists the problems the doctor found in a
 submission (:func:`autograder.doctor.report_cell` puts them at the top of the graded notebook) and the late
 submissions (nbgrader's ``SubmittedAssignment.total_seconds_late`` and ``late_submission_penalty``).
@@ -79,7 +79,7 @@ def parse_failure(message: str) -> Failure:
     """Read a test cell's failure message into the call it names, the value returned and the value expected.
 
     Two styles, both written by the course's test cells: a hidden check's three lines
-    (:func:`autograder.harness.fail`: the call, ``expected: ...``, ``returned: ...`` or ``raised: ...``) and a
+    (:func:`bpe_lab.harness.fail`: the call, ``expected: ...``, ``returned: ...`` or ``raised: ...``) and a
     visible assert's one line, ``"<call> returned <value>[, expected <value>][: note]"``. Any other message
     (``NotImplementedError``, an assert without a call) is kept whole as the returned text, with no call.
 

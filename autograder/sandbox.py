@@ -3,8 +3,8 @@
 Student code sees a file system built from nothing, holding only
 
 * the Python runtime and its installed packages, read-only (``sys.prefix`` and the folders of ``sys.path``), minus
-  the course's own packages: ``autograder`` never, ``bpe_ref`` only in the kernel (its chart cells draw with it;
-  the judge's worker, which computes the scores, cannot import it);
+  the course's own packages: ``autograder`` and ``bpe_ref`` never, the learner's toolkit ``bpe_lab`` only in the
+  kernel (:data:`KERNEL_PACKAGES`: the notebooks' example, check and chart cells use it);
 * ``/usr`` (and the ``/bin``, ``/lib`` links into it) and a few files of ``/etc`` (:data:`ETC`), read-only;
 * a private home folder ``/home/student`` (its working folder ``/home/student/work`` holds a private copy of the
   files of its notebook's folder), ``/tmp`` and ``/dev/shm``: small in-memory file systems, gone when it stops;
@@ -26,13 +26,11 @@ instructor who isolates the grader some other way (a container) and says so expl
 from __future__ import annotations
 
 import functools
-import importlib
 import os
 import shutil
 import subprocess
 import sys
-import tempfile
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 
 MODES = ("required", "auto", "off")
 ALIASES = {"bwrap": "required"}
@@ -48,7 +46,9 @@ MAX_COPIED_FILES, MAX_COPIED_BYTES = 64, 20 * 1024**2
 ETC = ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "localtime", "alternatives", "mime.types", "nsswitch.conf")
 """The files of ``/etc`` student code sees (what the dynamic linker and Python's standard library read)."""
 
-COURSE_PACKAGES = ("autograder", "bpe_ref")
+COURSE_PACKAGES = ("autograder", "bpe_ref", "bpe_lab")
+KERNEL_PACKAGES = ("bpe_lab", "bpe_ref")
+"""The course's packages the grading kernel may import: what the release notebooks import."""
 
 KEPT_ENVIRONMENT = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "PYTHONPATH", "PYTHONIOENCODING", "NBGRADER_EXECUTION",
                     "NBGRADER_VALIDATING", "JPY_SESSION_NAME")  # fmt: skip
@@ -155,10 +155,11 @@ def course_package_dirs(installed: bool = True) -> dict[str, list[str]]:
     import site
 
     import autograder
+    import bpe_lab
     import bpe_ref
 
     found: dict[str, list[str]] = {}
-    for module in (autograder, bpe_ref):
+    for module in (autograder, bpe_ref, bpe_lab):
         found[module.__name__] = [os.path.dirname(os.path.realpath(module.__file__))]
     if installed:
         for folder in [*site.getsitepackages(), site.getusersitepackages()]:
@@ -212,32 +213,10 @@ def private_copy(folder: str | None, target: str) -> list[str]:
     return names
 
 
-LEARNER_MODULES = {"autograder": ("selfcheck", "harness")}
-"""The modules of the grader that the release notebooks' own cells import (``expect``, ``check``): the kernel sees
-them, and nothing else of the package (no checks, cases or answers)."""
-
-
-def learner_view(package: str, modules: Iterable[str]) -> str:
-    """A folder holding ``package`` with only ``modules`` (copies) and an empty ``__init__``, made once per process;
-    bound read-only where the package would be imported from."""
-    target = os.path.join(tempfile.gettempdir(), f"bpe-learner-view-{os.getpid()}", package)
-    if not os.path.isdir(target):
-        source = os.path.dirname(os.path.realpath(importlib.import_module(package).__file__))
-        partial = f"{target}.{os.getpid()}.partial"
-        os.makedirs(partial, exist_ok=True)
-        with open(os.path.join(partial, "__init__.py"), "w", encoding="utf-8") as handle:
-            handle.write(f'"""{package}, as the release notebooks see it: {", ".join(modules)} only."""\n')
-        for name in modules:
-            shutil.copyfile(os.path.join(source, f"{name}.py"), os.path.join(partial, f"{name}.py"))
-        os.replace(partial, target)
-    return target
-
-
 def sandbox_argv(
     bwrap: str,
     *,
     course_packages: Iterable[str] = (),
-    learner_modules: Mapping[str, Iterable[str]] | None = None,
     files_from: str | None = None,
     binds: Iterable[str] = (),
     read_only: Iterable[str] = (),
@@ -248,9 +227,7 @@ def sandbox_argv(
 
     Args:
         bwrap: the path of ``bwrap`` (see :func:`resolve`).
-        course_packages: the course's packages the command may import (the kernel: ``("bpe_ref",)``).
-        learner_modules: of the other course packages, the modules the command may import (the kernel:
-            :data:`LEARNER_MODULES`), each package shown with those alone (:func:`learner_view`).
+        course_packages: the course's packages the command may import (the kernel: :data:`KERNEL_PACKAGES`).
         files_from: a host folder whose files appear, read-only, in the working folder (a private copy of the
             notebook's folder, see :func:`private_copy`).
         binds: host paths the command may write, at the same path (the kernel's ZeroMQ socket folder).
@@ -291,8 +268,6 @@ def sandbox_argv(
             inside = any(path.startswith(r.rstrip("/") + "/") for r in roots)
             if name in allowed and not inside:
                 argv += ["--ro-bind", path, path]  # the one package, not the checkout around it
-            elif name not in allowed and (learner_modules or {}).get(name):
-                argv += ["--ro-bind", learner_view(name, learner_modules[name]), path]  # the learner's modules only
             elif name not in allowed and inside:
                 argv += ["--tmpfs", path]  # an installed copy inside site-packages: emptied
     if files_from and os.path.isdir(files_from):

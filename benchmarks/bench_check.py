@@ -37,8 +37,9 @@ sys.path.insert(0, str(ROOT))
 
 import nbformat  # noqa: E402
 
-from autograder import harness, sample_class, selfcheck  # noqa: E402
+from autograder import sample_class  # noqa: E402
 from autograder.course import assignments  # noqa: E402
+from bpe_lab import harness, selfcheck  # noqa: E402
 
 ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
 LOOP_TIMEOUT = 120  # nbgrader_config.py: c.Execute.timeout

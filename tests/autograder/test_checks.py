@@ -283,7 +283,7 @@ def test_the_reference_and_the_learner_never_share_an_argument():
     """Each side gets its own copy: a reference that changes its arguments cannot change what the learner's
     function receives, and a learner's function that changes them cannot change the reference's, nor the call the
     message names."""
-    from autograder.harness import Case, run_cases
+    from bpe_lab.harness import Case, run_cases
 
     cases = [Case(([1, 2, 2],), size=3), Case(([3, 4],), size=2)]
     to_reference, to_learner = [], []

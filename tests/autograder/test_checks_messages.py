@@ -14,8 +14,9 @@ import nbformat
 import pytest
 
 import bpe_ref
-from autograder import checks, checks_bytes, harness, selfcheck
-from autograder.harness import CheckFailed
+from autograder import checks, checks_bytes
+from bpe_lab import harness, selfcheck
+from bpe_lab.harness import CheckFailed
 from bpe_ref import bytelevel
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -245,7 +246,7 @@ def test_every_example_fails_with_the_call_the_expected_and_the_returned_value(a
         namespace.update({k: getattr(bytelevel, k) for k in ("GPT2_PATTERN", "GPT4_PATTERN", "GPT4_SPECIAL_TOKENS")})
         namespace["disagreeing_merges"] = disagreeing_merges
         namespace["get_word_symbols"] = bpe_ref.get_word_symbols
-        code = compile(source.replace("from autograder.selfcheck import expect", "pass"), grade_id, "exec")
+        code = compile(source.replace("from bpe_lab.selfcheck import expect", "pass"), grade_id, "exec")
         namespace["expect"] = spy
         exec(code, namespace)
         calls = {

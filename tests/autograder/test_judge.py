@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from nbformat.v4 import new_code_cell
 
-from autograder import harness, sample_class
+from autograder import sample_class
 from autograder.judge import (
     Opaque,
     OutOfTime,
@@ -27,6 +27,7 @@ from autograder.judge import (
 )
 from autograder.judge_worker import decode, encode
 from autograder.sandbox import bubblewrap, sandbox_argv
+from bpe_lab import harness
 
 COURSE = Path(__file__).resolve().parents[2]
 GOOD_MERGE = sample_class.students()["01_pair_counts_and_merge"]["correct-loops"]["merge"]

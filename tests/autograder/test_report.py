@@ -17,7 +17,7 @@ import bpe_ref
 from autograder import doctor, exports, report, sample_class
 from autograder.checks import CheckFailed, check_merge
 from autograder.cli import main
-from autograder.harness import show
+from bpe_lab.harness import show
 
 from .expected_scores import EXPECTED
 

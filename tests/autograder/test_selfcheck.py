@@ -10,8 +10,9 @@ import nbformat
 import pytest
 
 import bpe_ref
-from autograder import cases, harness, selfcheck
-from autograder.harness import CheckFailed
+from autograder import cases
+from bpe_lab import harness, selfcheck
+from bpe_lab.harness import CheckFailed
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -166,6 +167,6 @@ def test_expect_shows_a_long_argument_by_its_name_in_the_notebook_and_passes_the
 
 
 def test_the_learner_side_imports_without_the_reference_answers():
-    code = "import sys, autograder.selfcheck; print(sorted(m for m in sys.modules if m.split('.')[0] == 'bpe_ref'))"
+    code = "import sys, bpe_lab.selfcheck; print(sorted(m for m in sys.modules if m.split('.')[0] == 'bpe_ref'))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=os.environ, check=True)
     assert out.stdout.strip() == "[]"

@@ -29,7 +29,7 @@ own cases, the smallest input on which the mutant is wrong.
   how to avoid it);
 * the message a notebook shows is the first failing statement's. A test cell runs its visible examples before its
   hidden check, so when an example catches the mutant first the message is the example's: the same three lines
-  (``ExampleFailed: call``, ``expected``, ``returned``), from :func:`autograder.selfcheck.expect`. Any other
+  (``ExampleFailed: call``, ``expected``, ``returned``), from :func:`bpe_lab.selfcheck.expect`. Any other
   message (an exception that escapes a visible call, a bare ``assert``) is a problem;
 * nbgrader gives exactly the points and messages of the in-process run; a second in-process run of the
   mutants' own cells and a second nbgrader run of one mutant per assignment give the same again.
@@ -384,7 +384,7 @@ def hidden_failures(submission: Submission, recompute: bool = True) -> dict[str,
     """Run only the hidden checks of the mutant's function; for each that fails, its message and the smallest call.
 
     Every case of the check is run on the learner's function, past the check's early stop; the smallest failing
-    one (by size, then repr, as :func:`autograder.harness.run_cases` documents) is the call the message must name.
+    one (by size, then repr, as :func:`bpe_lab.harness.run_cases` documents) is the call the message must name.
     ``recompute=False``: the messages only (``smallest`` is ``""``), at the cost of the checks alone.
     """
     out: dict[str, HiddenFailure] = {}
@@ -434,7 +434,7 @@ class Row:
 
 
 # Test cells whose visible part lets a learner's exception escape (one line, naming neither the input nor the
-# expected value). Every visible example now goes through ``autograder.selfcheck.expect``, so the set is empty; it
+# expected value). Every visible example now goes through ``bpe_lab.selfcheck.expect``, so the set is empty; it
 # is checked to be exact, so a cell that lets an exception escape again is reported.
 VISIBLE_RAISES: set[tuple[str, str]] = set()
 

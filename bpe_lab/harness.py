@@ -14,7 +14,7 @@ call:
 A failure raises :class:`CheckFailed` (an ``AssertionError``) whose message is three lines: the call (and the
 rule at stake, when the case names one), the expected value, what came back (returned, raised or ran out of
 time). The judges that compare answers live here too, so that the notebooks' own examples
-(:func:`autograder.selfcheck.expect`) fail with the same three lines.
+(:func:`bpe_lab.selfcheck.expect`) fail with the same three lines.
 """
 
 from __future__ import annotations

@@ -118,7 +118,7 @@ LONG = 60
 def _by_name(args: tuple, names: dict[str, Any]) -> tuple:
     """``args`` with each long one (a split pattern, a table of 256 bytes) shown by the notebook's name for it.
 
-    Only a value whose :func:`~autograder.harness.show` is longer than :data:`LONG`, and only a name bound to that
+    Only a value whose :func:`~bpe_lab.harness.show` is longer than :data:`LONG`, and only a name bound to that
     very object (``GPT4_PATTERN``, ``table``); the function still gets the value itself.
     """
     out = []
@@ -192,7 +192,7 @@ CHECK_MODULES = ("checks", "checks_bytes")
 def _the_check(check_name: str) -> Callable[..., None]:
     for module in CHECK_MODULES:
         try:
-            found = importlib.import_module(f"{__package__}.{module}")
+            found = importlib.import_module(f"autograder.{module}")
         except ImportError:
             continue
         if hasattr(found, check_name):
@@ -227,7 +227,7 @@ def check(name: str, fn: Callable[..., Any] | None = None) -> None:
         if name not in namespace:
             raise NameError(f"define {name} first (run its cell), then check it")
         fn = namespace[name]
-    from . import cases  # the grader: imported only now
+    from autograder import cases  # the grader: imported only now
 
     start = time.perf_counter()
     saved = cases.SEED, cases.FIXED_ONLY
