@@ -38,6 +38,8 @@ from nbformat.notebooknode import NotebookNode
 from nbgrader.preprocessors import Execute
 from traitlets import Bool, Integer, List, Unicode
 
+from bpe_lab import cells
+
 from . import sandbox
 from .sandbox import KEPT_ENVIRONMENT, SandboxUnavailable
 
@@ -449,8 +451,7 @@ class LimitedExecute(Execute):
         scores them outside the kernel. Once the notebook has used up ``notebook_timeout``, the remaining
         cells are not run and get a ``NotebookTimeout`` error.
         """
-        meta = cell.get("metadata", {}).get("nbgrader", {})
-        if cell.cell_type == "code" and meta.get("grade") and not meta.get("solution") and not self.run_test_cells:
+        if cells.is_test(cell) and not self.run_test_cells:
             cell.outputs = []
             return cell
         if cell.cell_type == "code" and getattr(self, "_dead", False):
@@ -555,7 +556,7 @@ class LimitedExecute(Execute):
 
     def output(self, outs: list[NotebookNode], msg: dict, display_id: str | None, cell_index: int):
         cell = self.nb.cells[cell_index] if 0 <= cell_index < len(self.nb.cells) else {}
-        if msg.get("msg_type") == "execute_result" and cell.get("metadata", {}).get("nbgrader", {}).get("grade"):
+        if msg.get("msg_type") == "execute_result" and cells.is_graded(cell):
             # nbgrader reads a test cell's execute_result as its score (partial credit): the course's hidden
             # tests never make one, so one there came from student code (sys.displayhook...). Drop it.
             return None

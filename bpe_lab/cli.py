@@ -24,6 +24,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from . import cells
+
 __all__ = ["NotebookError", "Outcome", "check_notebook", "definitions", "graded_functions", "main"]
 
 RUN_TIMEOUT = 60.0
@@ -75,15 +77,6 @@ def _read(path: Path) -> dict[str, Any]:
     return nb
 
 
-def _source(cell: dict[str, Any]) -> str:
-    source = cell.get("source", "")
-    return "".join(source) if isinstance(source, list) else str(source)
-
-
-def _meta(cell: dict[str, Any]) -> dict[str, Any]:
-    return cell.get("metadata", {}).get("nbgrader", {}) or {}
-
-
 _DEFINING = (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.ClassDef, ast.Assign, ast.AnnAssign)
 
 
@@ -122,11 +115,10 @@ def definitions(nb: dict[str, Any]) -> list[tuple[str, str]]:
     for index, cell in enumerate(nb["cells"], start=1):
         if cell.get("cell_type") != "code":
             continue
-        meta, source = _meta(cell), _source(cell)
-        is_test = meta.get("grade") and not meta.get("solution")
-        given = str(meta.get("grade_id") or "").startswith("given")  # the course's given code (constants, helpers)
-        if not is_test and (meta.get("solution") or given or _only_defines(source)):
-            out.append((str(meta.get("grade_id") or f"cell {index}"), source))
+        source = cells.source(cell)
+        given = cells.grade_id(cell).startswith("given")  # the course's given code (constants, helpers)
+        if not cells.is_test(cell) and (cells.is_solution(cell) or given or _only_defines(source)):
+            out.append((cells.grade_id(cell) or f"cell {index}", source))
     return out
 
 
@@ -148,14 +140,13 @@ def points(nb: dict[str, Any]) -> dict[str, float]:
 
     out: dict[str, float] = {}
     for cell in nb["cells"]:
-        meta = _meta(cell)
-        grade_id = str(meta.get("grade_id") or "")
-        if not (meta.get("grade") and grade_id.startswith("test_")):
+        grade_id = cells.grade_id(cell)
+        if not (cells.is_graded(cell) and grade_id.startswith("test_")):
             continue
         name = max((n for n in HIDDEN_CHECKS if grade_id[5:] == n or grade_id[5:].startswith(n + "_")), key=len,
                    default=None)  # fmt: skip
         if name is not None:
-            out[name] = out.get(name, 0.0) + float(meta.get("points") or 0)
+            out[name] = out.get(name, 0.0) + cells.points(cell)
     return out
 
 
