@@ -12,7 +12,7 @@ test cell's asserts and the hidden checks compare real values with :mod:`bpe_ref
 student's code never touches.
 
 :class:`JudgeTests` is the nbgrader preprocessor that puts this into ``autograde``: it runs after the kernel
-(which skips the test cells, see :class:`autograder.limits.LimitedExecute`) and writes each test cell's
+(which skips the test cells, see :class:`autograder.execute.LimitedExecute`) and writes each test cell's
 outputs, from which nbgrader's ``SaveAutoGrades`` takes the score as usual.
 """
 
@@ -47,7 +47,8 @@ from bpe_lab.harness import timed_out_in
 from . import cases, sandbox
 from .doctor import python_of
 from .judge_worker import Unreadable, encode
-from .limits import KEPT_ENVIRONMENT, Cgroup, LimitedKernelManager, joined_command, limited_command
+from .kernel import LimitedKernelManager
+from .limits import KEPT_ENVIRONMENT, Cgroup, joined_command, limited_command
 
 WORKER_SOURCE = (Path(__file__).with_name("judge_worker.py")).read_text(encoding="utf-8")
 MAX_REPLY_BYTES = 4 * 1024**2

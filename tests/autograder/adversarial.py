@@ -835,7 +835,7 @@ def run_grade(course_root, class_folder, out, *, sandbox="required", jobs=2):
 PIPELINE = """
 # the course's pipeline, as autograder.course.Workspace.config sets it (until nbgrader_config.py does, issue #11)
 from autograder.judge import JudgeTests
-from autograder.limits import LimitedExecute
+from autograder.execute import LimitedExecute
 c.Autograde.autograde_preprocessors = [
     LimitedExecute, JudgeTests, "nbgrader.preprocessors.IgnorePattern",
     "nbconvert.preprocessors.ClearMetadataPreprocessor", "nbgrader.preprocessors.LimitOutput",
