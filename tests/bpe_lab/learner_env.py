@@ -72,13 +72,18 @@ def build(dest: Path) -> Path:
         ).stdout.strip()
     )
     wheels = dest / "wheels"
-    done = subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(wheels),
-         str(LEARNER)],
-        capture_output=True, text=True,
-    )  # fmt: skip
-    if done.returncode:
-        raise RuntimeError(f"building the learner's wheel failed:\n{done.stderr[-2000:]}")
+    errors = []
+    for isolation in ([], ["--no-build-isolation"]):  # with network, a clean build; offline, this setuptools
+        done = subprocess.run(
+            [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", *isolation, "-w", str(wheels), str(LEARNER)],
+            capture_output=True,
+            text=True,
+        )
+        if done.returncode == 0:
+            break
+        errors.append(done.stderr[-1500:])
+    else:
+        raise RuntimeError("building the learner's wheel failed:\n" + "\n".join(errors))
     (wheel,) = wheels.glob("bpe_lab-*.whl")
     with zipfile.ZipFile(wheel) as archive:
         archive.extractall(site)
