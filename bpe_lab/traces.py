@@ -123,8 +123,7 @@ def lookup(kind: str, **inputs: Any) -> Any:
         shown = key if len(key) <= 400 else key[:400] + " …"
         raise TraceMissing(
             f"no {kind} trace for {shown}: the charts ship the course's rounds only for the inputs the notebooks "
-            f"chart ({len(entries)} of them). Use one of those inputs, or pass your own functions where the chart "
-            "takes them."
+            f"chart ({len(entries)} of them, listed in the course's bpe_ref/traces.py): use one of those."
         )
     return entries[key]
 

@@ -452,11 +452,7 @@ class _Explorer:
         bars_ax = figure.add_subplot(grid[:, 0], gid="bars")
         words_ax = figure.add_subplot(grid[0, 1], gid="words")
         curve_ax = figure.add_subplot(grid[1, 1], gid="curve")
-        source = (
-            "your functions, checked against the course's trace"
-            if self.run.status == "matches"
-            else "the course's trace"
-        )
+        source = "the course's run; your functions agree" if self.run.status == "matches" else "the course's run"
         figure.suptitle(
             f"Round {number} of {self.rounds}: merge {_escape(chartdata.pair_label(step.pair))}",
             x=0.02,
@@ -467,7 +463,7 @@ class _Explorer:
         figure.text(
             0.02,
             0.905,
-            _escape(f"tie-break '{self.tie_break}': {chartdata.TIE_BREAK_RULES[self.tie_break]}   (run: {source})"),
+            _escape(f"tie-break '{self.tie_break}': {chartdata.TIE_BREAK_RULES[self.tie_break]}   ({source})"),
             fontsize=10.5,
             color=_MUTED,
         )
@@ -493,7 +489,7 @@ class _Explorer:
             figure.text(
                 0.985,
                 0.905,
-                f"✗ your {departure.function} departs from the course's run here",
+                f"✗ your {departure.function} differs here",
                 fontsize=10.5,
                 color=_WARN,
                 fontweight="bold",
