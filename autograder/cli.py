@@ -59,7 +59,7 @@ def cmd_release(args: argparse.Namespace) -> int:
         for line in problems:
             print(line)
         if problems:
-            print("notebooks/ is stale: run `python -m autograder release` and commit the result.")
+            print("the release is stale: run `python -m autograder release` and commit the result.")
             return 1
         print("notebooks/ is up to date with solutions/.")
         return 0

@@ -54,9 +54,16 @@ def _genesis_verses() -> list[str]:
     return genesis_text(force=True).splitlines(keepends=True)
 
 
+DEMO_TEXT = """In the beginning God created the heaven and the earth. And the earth was without form, and void;
+and darkness was upon the face of the deep. And the Spirit of God moved upon the face of the waters.
+And God said, Let there be light: and there was light. And God saw the light, that it was good:
+and God divided the light from the darkness. And God called the light Day, and the darkness he called Night."""
+"""04's demo text (cell ``demo_new_words``): a few verses of Genesis 1, as the notebook prints them."""
+
+
 def _demo_word_freqs() -> Counter[str]:
-    """04's demo corpus: the words of Genesis 1:1-5, as the notebook counts them (``re.findall`` on lower case)."""
-    return Counter(re.findall(r"[a-z]+", "".join(_genesis_verses()[:5]).lower()))
+    """04's demo corpus: the words of :data:`DEMO_TEXT`, as the notebook counts them (``re.findall`` on lower case)."""
+    return Counter(re.findall(r"[a-z]+", DEMO_TEXT.lower()))
 
 
 def traced() -> dict[str, list[dict[str, Any]]]:
