@@ -223,10 +223,15 @@ def bytes_per_token(
     course was released. With ``gpt4`` GPT-4's ratio is drawn as a dashed line.
 
     Raises:
-        bpe_lab.traces.TraceMissing: the course ships no ratios for these texts, sizes and pattern.
+        ValueError: an empty text. bpe_lab.traces.TraceMissing: the course ships no ratios for these texts, sizes
+        and pattern.
     """
     if grading():
         return placeholder("bytes-per-token chart")
+    if not test_text or not train_text:
+        raise ValueError(
+            f"bytes_per_token needs training and held-out text; got {len(train_text)} and {len(test_text)} characters"
+        )
     data = traces.lookup(
         "bytes_per_token", train_text=train_text, test_text=test_text, vocab_sizes=vocab_sizes, pattern=pattern
     )

@@ -28,7 +28,7 @@ from bpe_lab.traces import KINDS, TRACE_DIR, entry_key
 from . import bytelevel, core, steps
 from .primitives import END_OF_WORD, TraceRound, vocab_from_words
 
-__all__ = ["generate", "stale", "traced", "write"]
+__all__ = ["compute", "generate", "stale", "traced", "write"]
 
 SEED_000 = {"low": 5, "lower": 2, "newest": 6, "widest": 3}
 """The corpus of seed 000 (``learn_bpe``), charted in 01 and 03."""
@@ -250,6 +250,21 @@ _MAKERS = {
 }
 
 
+def compute(kind: str, **inputs: Any) -> Any:
+    """The trace of ``kind`` for ``inputs``, as :func:`bpe_lab.traces.lookup` would read it from a file (JSON data).
+
+    For any inputs, listed or not (the tests of the charts use it to draw traces of their own corpora).
+
+    Raises:
+        KeyError: an unknown kind; TypeError / ValueError: bad inputs, as the reference raises them.
+
+    Example:
+        >>> compute("merges", word_freqs={"aa": 5, "ab": 1}, num_merges=1)
+        {'merges': [['a', 'a']]}
+    """
+    return json.loads(json.dumps(_MAKERS[kind](**inputs), ensure_ascii=False))
+
+
 def generate() -> dict[str, str]:
     """Every trace file's text: file name -> JSON (one line per traced input, in the order of :func:`traced`).
 
@@ -283,9 +298,14 @@ def write(folder: Path = TRACE_DIR) -> list[Path]:
     return written
 
 
-def stale(folder: Path = TRACE_DIR) -> list[str]:
-    """The trace files in ``folder`` that differ from a fresh generation (missing, extra or changed), as sentences."""
-    fresh = generate()
+def stale(folder: Path = TRACE_DIR, fresh: Mapping[str, str] | None = None) -> list[str]:
+    """The trace files in ``folder`` that differ from a fresh generation (missing, extra or changed), as sentences.
+
+    Args:
+        folder: the folder to check (default ``bpe_lab/data/traces/``).
+        fresh: the files of :func:`generate`, when already made.
+    """
+    fresh = generate() if fresh is None else fresh
     problems = []
     for name, text in fresh.items():
         path = folder / name
