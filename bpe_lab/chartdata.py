@@ -381,7 +381,7 @@ def check_learner(
         >>> run = check_learner(explorer_rounds(freqs, 8, "smallest"), start_vocab(freqs, 8, "smallest"),
         ...                     "smallest", 8, best_pair=mine)
         >>> run.status, run.departure.round, run.departure.pair
-        ('departs', 1, ('s', 't'))
+        ('departs', 1, ('t', '</w>'))
     """
     functions = {"count_pairs": count_pairs, "best_pair": best_pair, "merge_vocab": merge_vocab}
     names = tuple(name for name, function in functions.items() if function is not None)

@@ -8,8 +8,8 @@ calls :func:`stale`. The charts of :mod:`bpe_lab` read the files with :func:`bpe
 :func:`bpe_lab.traces.entry_key` (one home for the key).
 
 Example:
-    >>> sorted(generate())[:2]
-    ['apply.json', 'byte_rounds.json']
+    >>> sorted(traced())
+    ['apply', 'byte_rounds', 'bytes_per_token', 'gpt4', 'merges', 'tie_breaks', 'training']
 """
 
 from __future__ import annotations
