@@ -933,6 +933,11 @@ class _Stepper:
     """The stepper on a traced table: the course's steps by rank and by replay."""
 
     source = "trace"
+    names = ("by rank", "by replay")
+    replay_text = (
+        "By replay (as encode): every rule in learned order",
+        "the symbols after each rule; highlighted: what it merged",
+    )
 
     def __init__(self, word: str, merges: Sequence[Pair], *, marker: bool = True) -> None:
         self.comparison = traces.apply_comparison(word, merges, marker=marker)
@@ -998,7 +1003,7 @@ class _Stepper:
         )
         marker = "with the end-of-word marker" if cmp.marker else "no end-of-word marker"
         result = (
-            f"by rank: {list(cmp.rank.result)!r}    by replay: {list(cmp.replay.result)!r}"
+            f"{self.names[0]}: {list(cmp.rank.result)!r}    {self.names[1]}: {list(cmp.replay.result)!r}"
             f"    → {'they differ' if cmp.differ else 'they agree'}"
         )
         figure.text(
@@ -1088,8 +1093,7 @@ class _Stepper:
 
     def _draw_replay(self, ax: Axes, number: int, rows: int) -> None:
         run = self.comparison.replay
-        title = "By replay (as encode): every rule in learned order"
-        note = "the symbols after each rule; highlighted: what it merged"
+        title, note = self.replay_text
         for index, y in self._panel(ax, title, note, number, rows, self.replay_rows):
             if index == 0:
                 label, symbols, highlight, found = "start", run.start, [], True
@@ -1125,6 +1129,11 @@ class _LearnerStepper(_Stepper):
     """
 
     source = "learner"
+    names = ("your apply_bpe", "your encode")
+    replay_text = (
+        "By replay: your encode with the first rules of the table",
+        "row k: encode(word, table[:k + 1]); highlighted: what rule k merged",
+    )
 
     def __init__(
         self, word: str, merges: Sequence[Pair], *, apply_bpe: Callable[..., Any], encode: Callable[..., Any]
