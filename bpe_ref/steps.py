@@ -14,6 +14,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from bpe_lab.traces import ApplyComparison, RankRun, RankStep, ReplayRun, ReplayStep, TieBreakRow
+
 from . import core
 from . import primitives as bpe
 from . import validate as check
@@ -80,34 +82,6 @@ def vocab_before(trace: Sequence[TraceRound], round: int, start: Mapping[tuple[s
 # ---------------------------------------------------------------------------------------------------------------
 # The three tie-breaks side by side
 # ---------------------------------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class TieBreakRow:
-    """One round of the three policies.
-
-    Attributes:
-        round: the 1-based round.
-        pairs: policy -> the pair it merged (``None`` when its run had already stopped).
-        counts: policy -> that pair's count (``None`` likewise).
-        tied: policy -> whether it had to break a tie this round.
-        agree: whether every policy merged the same pair.
-        same_start: whether every policy started this round from the same vocab.
-        stand_out: the policies whose pair is not the one most policies merged: none when all agree, the odd one
-            when the others agree, all of them when all differ.
-    """
-
-    round: int
-    pairs: dict[str, Pair | None]
-    counts: dict[str, int | None]
-    tied: dict[str, bool]
-    agree: bool
-    same_start: bool
-    stand_out: tuple[str, ...] = ()
-
-    def same_as(self, policy: str) -> list[str]:
-        """The other policies that merged the same pair as ``policy`` this round."""
-        return [p for p in self.pairs if p != policy and self.pairs[p] == self.pairs[policy]]
 
 
 @dataclass(frozen=True)
@@ -236,44 +210,6 @@ def made_positions(before: Sequence[str], positions: Sequence[int]) -> tuple[int
     return tuple(start - index for index, start in enumerate(positions))
 
 
-@dataclass(frozen=True)
-class RankStep:
-    """One merge of :func:`rank_steps`.
-
-    Attributes:
-        before: the symbols before the step.
-        ranks: for each adjacent pair of ``before``, left to right, its rank in the table or ``None``.
-        chosen: the pair with the lowest rank, merged at this step.
-        rank: its rank.
-        positions: the indices in ``before`` at which it was merged.
-        after: the symbols after the step.
-    """
-
-    before: tuple[str, ...]
-    ranks: tuple[int | None, ...]
-    chosen: Pair
-    rank: int
-    positions: tuple[int, ...]
-    after: tuple[str, ...]
-
-
-@dataclass(frozen=True)
-class RankRun:
-    """Applying a merge table by rank, step by step.
-
-    Attributes:
-        start: the symbols at the start.
-        steps: one :class:`RankStep` per merge.
-        end_ranks: the ranks of the adjacent pairs of the result: all ``None`` (no pair left in the table).
-        result: the symbols at the end (equal to :func:`bpe_ref.apply_ranked`).
-    """
-
-    start: tuple[str, ...]
-    steps: tuple[RankStep, ...]
-    end_ranks: tuple[None, ...]
-    result: tuple[str, ...]
-
-
 def _ranks_of(symbols: Sequence[str], ranks: Mapping[Pair, int]) -> tuple[int | None, ...]:
     return tuple(ranks.get(pair) for pair in zip(symbols, symbols[1:]))
 
@@ -317,45 +253,6 @@ def rank_steps(symbols: Sequence[str], merges: Sequence[Pair]) -> RankRun:
     return RankRun(start, steps, tuple(None for _ in result[1:]), result)
 
 
-@dataclass(frozen=True)
-class ReplayStep:
-    """One rule of :func:`replay_steps`.
-
-    Attributes:
-        index: the rule's index in the table.
-        rule: the rule.
-        before: the symbols before it.
-        positions: where it matched (empty: nowhere).
-        after: the symbols after it.
-    """
-
-    index: int
-    rule: Pair
-    before: tuple[str, ...]
-    positions: tuple[int, ...]
-    after: tuple[str, ...]
-
-    @property
-    def made(self) -> tuple[int, ...]:
-        """The indices in ``after`` of the symbols this rule made."""
-        return made_positions(self.before, self.positions)
-
-
-@dataclass(frozen=True)
-class ReplayRun:
-    """Applying a merge table by replay, rule by rule.
-
-    Attributes:
-        start: the symbols at the start.
-        steps: one :class:`ReplayStep` per rule tried (replay stops trying once one symbol is left).
-        result: the symbols at the end (equal to :func:`bpe_ref.replay`).
-    """
-
-    start: tuple[str, ...]
-    steps: tuple[ReplayStep, ...]
-    result: tuple[str, ...]
-
-
 def replay_steps(symbols: Sequence[str], rules: Sequence[Pair]) -> ReplayRun:
     """Replay ``rules`` on ``symbols`` in order (as :func:`bpe_ref.replay`), recording every rule.
 
@@ -377,31 +274,17 @@ def replay_steps(symbols: Sequence[str], rules: Sequence[Pair]) -> ReplayRun:
     start = check.symbols("symbols", symbols)
     rules = check.merges("rules", rules)
     steps = tuple(
-        ReplayStep(step.rank, step.pair, tuple(step.before), tuple(step.positions), tuple(step.after))
+        ReplayStep(
+            step.rank,
+            step.pair,
+            tuple(step.before),
+            tuple(step.positions),
+            tuple(step.after),
+            made_positions(step.before, step.positions),
+        )
         for step in bpe.replay_merges(start, rules)
     )
     return ReplayRun(start, steps, steps[-1].after if steps else start)
-
-
-@dataclass(frozen=True)
-class ApplyComparison:
-    """A word under a merge table, by rank and by replay.
-
-    Attributes:
-        word: the word.
-        marker: whether the symbols start with the end-of-word marker appended.
-        merges: the table.
-        rank: the :class:`RankRun` (with ``marker``, its result is :func:`bpe_ref.apply_bpe`'s).
-        replay: the :class:`ReplayRun` from the same symbols (without ``marker``, :func:`bpe_ref.encode`'s).
-        differ: whether the two results differ.
-    """
-
-    word: str
-    marker: bool
-    merges: tuple[Pair, ...]
-    rank: RankRun
-    replay: ReplayRun
-    differ: bool
 
 
 def compare_apply(word: str, merges: Sequence[Pair], *, marker: bool = True) -> ApplyComparison:
