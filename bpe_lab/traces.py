@@ -114,6 +114,10 @@ def lookup(kind: str, **inputs: Any) -> Any:
 
     Raises:
         ValueError: an unknown kind. TraceMissing: no trace for these inputs (the message names them).
+
+    Example:
+        >>> lookup("apply", word="abc", merges=[("ab", "c"), ("a", "b")], marker=False)["rank_result"]
+        ['abc']
     """
     if kind not in KINDS:
         raise ValueError(f"kind must be one of {', '.join(map(repr, KINDS))}; got {kind!r}")
@@ -187,14 +191,36 @@ def explorer_rounds(
 ) -> list[Round]:
     """The course's rounds of training on ``word_freqs`` (as ``train_bpe`` with the tie-break given).
 
+    Args:
+        word_freqs: the word counts, in the chart cell's order.
+        num_merges: the rounds asked for.
+        tie_break: ``"largest"``, ``"smallest"`` or ``"first"``.
+        marker: whether words end with ``"</w>"``.
+
+    Returns:
+        A new list of :class:`Round` records (fewer than ``num_merges`` when no pair was left).
+
     Raises:
         TraceMissing: the course ships no trace for these inputs.
+
+    Example:
+        >>> rounds = explorer_rounds({"hug": 9, "pug": 8, "hugs": 7, "bun": 6}, 8)
+        >>> rounds[0].pair, rounds[0].count, len(rounds)
+        (('u', 'g'), 24, 8)
     """
     return read_rounds(_training(word_freqs, num_merges, tie_break, marker)["rounds"])
 
 
 def start_vocab(word_freqs: Mapping[str, int], num_merges: int, tie_break: str, *, marker: bool = True) -> dict:
-    """The vocab the traced training starts from (each word's symbols, with ``"</w>"`` when ``marker``)."""
+    """The vocab the traced training starts from (each word's symbols, with ``"</w>"`` when ``marker``).
+
+    Raises:
+        TraceMissing: the course ships no trace for these inputs.
+
+    Example:
+        >>> start_vocab({"hug": 9, "pug": 8, "hugs": 7, "bun": 6}, 8, "largest")[("h", "u", "g", "</w>")]
+        9
+    """
     return read_vocab(_training(word_freqs, num_merges, tie_break, marker)["start"])
 
 
@@ -278,6 +304,11 @@ def tie_break_comparison(word_freqs: Mapping[str, int], num_merges: int, *, mark
 
     Raises:
         TraceMissing: the course ships no trace for these inputs.
+
+    Example:
+        >>> cmp = tie_break_comparison({"low": 5, "lower": 2, "newest": 6, "widest": 3}, 8)
+        >>> cmp.first_difference, cmp.rows[0].pairs["largest"], cmp.rows[0].pairs["smallest"]
+        (1, ('t', '</w>'), ('e', 's'))
     """
     data = lookup("tie_breaks", word_freqs=word_freqs, num_merges=num_merges, marker=marker)
     rows = tuple(
