@@ -59,9 +59,9 @@ def cmd_release(args: argparse.Namespace) -> int:
         for line in problems:
             print(line)
         if problems:
-            print("notebooks/ is stale: run `python -m autograder release` and commit the result.")
+            print("the release is stale: run `python -m autograder release` and commit the result.")
             return 1
-        print("notebooks/ is up to date with solutions/.")
+        print("notebooks/ and the charts' traces are up to date with solutions/ and bpe_ref.")
         return 0
     names = release.generate(root, root / "notebooks", args.assignments or None)
     for name in names:

@@ -3,7 +3,8 @@
 nbgrader's ``generate_assignment`` replaces each solution by a stub, removes the hidden tests, locks the
 read-only cells and records checksums. The result is then normalised (no outputs, no execution counts,
 sorted JSON as nbformat writes it) so that a second release changes nothing, and ``release --check`` can
-tell whether the committed ``notebooks/`` are stale.
+tell whether the committed ``notebooks/`` are stale. The release also writes the chart traces the learner's
+toolkit ships (``bpe_lab/data/traces/``, from :mod:`bpe_ref.traces`), and ``--check`` compares those too.
 """
 
 from __future__ import annotations
@@ -16,6 +17,9 @@ from pathlib import Path
 import nbformat
 
 from .course import CourseError, Workspace, assignments
+
+TRACES = Path("bpe_lab") / "data" / "traces"
+"""Where the course keeps the charts' traces, relative to the course directory."""
 
 
 def normalise(path: Path) -> None:
@@ -30,13 +34,14 @@ def normalise(path: Path) -> None:
     nbformat.write(nb, path)
 
 
-def generate(course_root: Path, out: Path, only: list[str] | None = None) -> list[str]:
-    """Generate the release version of the assignments into ``out/<assignment>/``.
+def generate(course_root: Path, out: Path, only: list[str] | None = None, *, traces: bool = True) -> list[str]:
+    """Generate the release version of the assignments into ``out/<assignment>/``, and the charts' traces.
 
     Args:
         course_root: the course directory (with ``solutions/``).
         out: the folder to write into; each assignment's folder is replaced.
         only: the assignment ids to release; default all.
+        traces: also write ``bpe_lab/data/traces/`` of ``course_root`` (:func:`bpe_ref.traces.write`).
 
     Returns:
         The assignment ids released.
@@ -63,13 +68,19 @@ def generate(course_root: Path, out: Path, only: list[str] | None = None) -> lis
             if target.exists():
                 shutil.rmtree(target)
             shutil.copytree(released, target)
+    if traces:
+        from bpe_ref import traces as chart_traces  # the reference: only the grader's install has it
+
+        chart_traces.write(course_root / TRACES)
     return list(chosen)
 
 
 def stale(course_root: Path, only: list[str] | None = None) -> list[str]:
-    """The files of ``notebooks/`` that differ from a fresh release (missing, extra or changed), as paths."""
+    """The files of ``notebooks/`` and of the charts' traces that differ from a fresh release, as sentences."""
+    from bpe_ref import traces as chart_traces
+
     with tempfile.TemporaryDirectory(prefix="bpe-release-check-") as tmp:
-        names = generate(course_root, Path(tmp), only)
+        names = generate(course_root, Path(tmp), only, traces=False)
         problems: list[str] = []
         for name in names:
             fresh, committed = Path(tmp) / name, course_root / "notebooks" / name
@@ -84,4 +95,4 @@ def stale(course_root: Path, only: list[str] | None = None) -> list[str]:
                     problems.append(f"notebooks/{name}/{rel} is not in the release")
                 elif not filecmp.cmp(fresh / rel, committed / rel, shallow=False):
                     problems.append(f"notebooks/{name}/{rel} is stale")
-        return problems
+        return problems + chart_traces.stale(course_root / TRACES)

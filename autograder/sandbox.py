@@ -47,7 +47,7 @@ ETC = ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "localtime", "alternatives",
 """The files of ``/etc`` student code sees (what the dynamic linker and Python's standard library read)."""
 
 COURSE_PACKAGES = ("autograder", "bpe_ref", "bpe_lab")
-KERNEL_PACKAGES = ("bpe_lab", "bpe_ref")
+KERNEL_PACKAGES = ("bpe_lab",)
 """The course's packages the grading kernel may import: what the release notebooks import."""
 
 KEPT_ENVIRONMENT = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "PYTHONPATH", "PYTHONIOENCODING", "NBGRADER_EXECUTION",

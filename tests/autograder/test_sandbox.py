@@ -77,7 +77,7 @@ try:
     print("NET open")
 except OSError:
     print("NET closed")
-for module in ("bpe_ref", "autograder", "numpy"):
+for module in ("bpe_lab", "bpe_ref", "autograder", "numpy"):
     try:
         __import__(module)
         print("IMPORT", module, "yes")
@@ -88,7 +88,7 @@ print("UID", os.getuid(), "ENV", sorted(k for k in os.environ if "SECRET" in k o
 
 
 @needs_bwrap
-@pytest.mark.parametrize("packages", [(), ("bpe_ref",)])
+@pytest.mark.parametrize("packages", [(), sandbox.KERNEL_PACKAGES])
 def test_student_code_sees_only_the_allowlist(course_root, tmp_path, packages):
     files = tmp_path / "copy"
     files.mkdir()
@@ -103,7 +103,8 @@ def test_student_code_sees_only_the_allowlist(course_root, tmp_path, packages):
     assert lines["CWD"] == "/home/student/work ['data.txt']"
     assert lines["COURSE"] == "False False" and lines["NET"] == "closed"
     assert "IMPORT autograder no" in done.stdout and "IMPORT numpy yes" in done.stdout
-    assert f"IMPORT bpe_ref {'yes' if packages else 'no'}" in done.stdout
+    assert f"IMPORT bpe_lab {'yes' if packages else 'no'}" in done.stdout
+    assert "IMPORT bpe_ref no" in done.stdout  # the answer key: never, not even in the grading kernel
     assert lines["UID"] == "65534 ENV []"
     assert not {"var", "run", "sys", "mnt", "opt", "srv"} & set(eval(lines["ROOT"]))
 

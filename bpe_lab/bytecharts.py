@@ -2,12 +2,14 @@
 
 * :func:`token_boundaries`: rows of tokens coloured one by one on the same text (bytes, a trained table, GPT-4);
   a token that holds only part of a character shows its bytes in hex, with a dashed border;
-* :func:`byte_rounds`: a slider over the rounds of :func:`bpe_ref.bytelevel.train_bytes` (the top pairs as bars,
+* :func:`byte_rounds`: a slider over the course's rounds of byte-level training (a trace: the top pairs as bars,
   the merged pair and its tied rivals marked); given the learner's merges it says where they depart;
-* :func:`bytes_per_token`: bytes per token of a held-out text against the vocabulary size, with GPT-4's mark.
+* :func:`bytes_per_token`: bytes per token of a held-out text against the vocabulary size, with GPT-4's mark
+  (the ratios are a trace, computed by the course's trainer when the course was released);
+* :func:`genesis_text`: the text these charts train on, shipped with ``bpe_lab``.
 
-Like :mod:`bpe_ref.widgets`, every builder returns a widget and draws on the Agg canvas; while nbgrader executes a
-notebook (``NBGRADER_EXECUTION`` is set) each returns a small placeholder at once, without training or drawing.
+Like :mod:`bpe_lab.widgets`, every builder returns a widget and draws on the Agg canvas; while nbgrader executes a
+notebook (``NBGRADER_EXECUTION`` is set) each returns a small placeholder at once, without drawing.
 """
 
 from __future__ import annotations
@@ -15,45 +17,40 @@ from __future__ import annotations
 import html
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 import ipywidgets as widgets
 
-from . import bytelevel
+from . import traces
 from .widgets import CHOSEN, DPI, OTHER, TIED, Chart, figure_png, grading, new_figure, placeholder, style_axes
 
 __all__ = ["byte_rounds", "bytes_per_token", "genesis_text", "token_boundaries", "token_label", "tokens_html"]
 
-GENESIS = "kjv_genesis.txt"
-"""The course's training text for the charts: the Book of Genesis, King James Version (public domain), in data/."""
+GENESIS = Path(__file__).resolve().parent / "data" / "kjv_genesis.txt"
+"""The course's training text for the charts: the Book of Genesis, King James Version (public domain), one verse
+per line (see the course's ``data/README.md`` for where it comes from)."""
 
 
-def genesis_text(data_dir: Path | None = None) -> str:
-    """The text of Genesis the charts train on, from the course's ``data/`` folder wherever the notebook runs.
+def genesis_text(*, force: bool = False) -> str:
+    """The text of Genesis the charts train on, shipped with ``bpe_lab``.
 
     Args:
-        data_dir: where to look first; default: the ``data/`` folder of the course the ``bpe_ref`` package was
-            installed from, then ``data/`` in the working folder and its parents.
+        force: read it even while nbgrader executes the notebook.
 
     Returns:
-        The whole text (about 200 kB); ``""`` while nbgrader executes the notebook (the charts draw nothing then).
+        The whole text (196,818 bytes, 1,533 verses); ``""`` while nbgrader executes the notebook (the charts draw
+        nothing then), unless ``force``.
 
     Raises:
-        FileNotFoundError: naming every place looked in.
+        FileNotFoundError: the package data is missing (a broken install).
 
     Example:
-        >>> genesis_text()[:24]  # doctest: +SKIP
+        >>> genesis_text()[:24]
         'In the beginning God cre'
     """
-    if grading():
+    if grading() and not force:
         return ""
-    here = Path.cwd().resolve()
-    places = [data_dir] if data_dir is not None else []
-    places += [Path(__file__).resolve().parents[1] / "data", *(folder / "data" for folder in (here, *here.parents))]
-    for folder in places:
-        if (folder / GENESIS).is_file():
-            return (folder / GENESIS).read_text(encoding="utf-8")
-    looked = ", ".join(str(folder) for folder in places[:4])
-    raise FileNotFoundError(f"{GENESIS} is not in the course's data/ folder (looked in {looked}, ...)")
+    return GENESIS.read_text(encoding="utf-8")
 
 
 _FILLS = ("#cfe3f7", "#fde2c4", "#d6efd0", "#f3d3e6", "#e6e0f5", "#fff3b0")
@@ -126,21 +123,25 @@ def byte_rounds(
     pattern: str,
     merges: Mapping[tuple[int, int], int] | None = None,
 ) -> widgets.Widget:
-    """A slider over the rounds of byte-level training on ``text``: the top pairs of each round as bars.
+    """A slider over the course's rounds of byte-level training on ``text``: the top pairs of each round as bars.
 
     The merged pair is blue, rivals with the same count orange and hatched (the pair seen first wins). With
-    ``merges`` (the learner's :func:`train_bytes` result) the caption says, round by round, whether the learner
+    ``merges`` (the learner's ``train_bytes`` result) the caption says, round by round, whether the learner
     merged the same pair into the same id, and names the first round where they differ.
+
+    Raises:
+        bpe_lab.traces.TraceMissing: the course ships no rounds for this text, size and pattern.
     """
     if grading():
         return placeholder("training chart")
-    rounds = bytelevel.train_rounds(text, vocab_size, pattern, top=8)
-    vocab = bytelevel.vocab_bytes({r.pair: r.new_id for r in rounds})
-    mine = list(merges.items()) if merges is not None else None
+    data = traces.lookup("byte_rounds", text=text, vocab_size=vocab_size, pattern=pattern)
+    rounds = [_ByteRound(r) for r in data["rounds"]]
+    vocab = {i: bytes([i]) for i in range(256)} | {int(i): bytes.fromhex(t) for i, t in data["tokens"].items()}
+    mine = [((a, b), new_id) for (a, b), new_id in merges.items()] if merges is not None else None
     differs = None
     if mine is not None:
         theirs = [(r.pair, r.new_id) for r in rounds]
-        differs = next((i for i, (a, b) in enumerate(zip(mine, theirs)) if tuple(a) != b), None)
+        differs = next((i for i, (a, b) in enumerate(zip(mine, theirs)) if a != b), None)
         if differs is None and len(mine) != len(theirs):
             differs = min(len(mine), len(theirs))
 
@@ -188,8 +189,7 @@ def byte_rounds(
         return "".join(parts)
 
     header = (
-        f"<b>Byte-level training, round by round</b> ({len(text.encode('utf-8')):,} bytes of text, "
-        f"vocabulary {vocab_size})"
+        f"<b>Byte-level training, round by round</b> ({data['text_bytes']:,} bytes of text, vocabulary {vocab_size})"
     )
     start = differs + 1 if differs is not None and differs < len(rounds) else 1
     return Chart(
@@ -197,14 +197,15 @@ def byte_rounds(
     )
 
 
-def _encoded_length(text: str, merges: Mapping[tuple[int, int], int], pattern: str) -> int:
-    cache: dict[str, int] = {}
-    total = 0
-    for chunk in bytelevel.pretokenize(text, pattern):
-        if chunk not in cache:
-            cache[chunk] = len(bytelevel.encode_bytes(chunk, merges, pattern))
-        total += cache[chunk]
-    return total
+class _ByteRound:
+    """One traced round of byte-level training: the pair, its count, its new id, its tied rivals, the top pairs."""
+
+    def __init__(self, data: Mapping[str, Any]) -> None:
+        self.pair = (data["pair"][0], data["pair"][1])
+        self.count = data["count"]
+        self.new_id = data["new_id"]
+        self.tied = [(a, b) for a, b in data["tied"]]
+        self.top = [((a, b), count) for a, b, count in data["top"]]
 
 
 def bytes_per_token(
@@ -217,8 +218,13 @@ def bytes_per_token(
 ) -> widgets.Widget:
     """Bytes per token of ``test_text`` against the vocabulary size, for tables trained on ``train_text``.
 
-    One training run to the largest size gives every smaller table (its first merges). With ``gpt4`` the ratio
-    of GPT-4's ``cl100k_base`` (100,256 tokens plus specials) on the same text is drawn as a mark on the right.
+    The ratios are a trace: the course's trainer ran once to the largest size (every smaller table is its first
+    merges) and measured each table on ``test_text``, and GPT-4's ``cl100k_base`` on the same text, when the
+    course was released. With ``gpt4`` GPT-4's ratio is drawn as a dashed line.
+
+    Raises:
+        ValueError: an empty text. bpe_lab.traces.TraceMissing: the course ships no ratios for these texts, sizes
+        and pattern.
     """
     if grading():
         return placeholder("bytes-per-token chart")
@@ -226,28 +232,26 @@ def bytes_per_token(
         raise ValueError(
             f"bytes_per_token needs training and held-out text; got {len(train_text)} and {len(test_text)} characters"
         )
-    sizes = sorted(set(vocab_sizes))
-    merges = list(bytelevel.train_bytes(train_text, sizes[-1], pattern).items())
-    total = len(test_text.encode("utf-8"))
-    ratios = [total / max(1, _encoded_length(test_text, dict(merges[: size - 256]), pattern)) for size in sizes]
+    data = traces.lookup(
+        "bytes_per_token", train_text=train_text, test_text=test_text, vocab_sizes=vocab_sizes, pattern=pattern
+    )
+    sizes, ratios, total = data["sizes"], data["ratios"], data["test_bytes"]
     figure = new_figure(7.0, 3.6)
     ax = figure.add_subplot(1, 1, 1)
-    ax.plot(sizes, ratios, marker="o", color=CHOSEN, label="trained here on the training text")
+    ax.plot(sizes, ratios, marker="o", color=CHOSEN, label="trained on the training text")
     for size, ratio in zip(sizes, ratios):
         ax.annotate(f"{ratio:.2f}", (size, ratio), textcoords="offset points", xytext=(0, 7), ha="center", fontsize=8)
     ax.set_xscale("log", base=2)
     ax.set_xlabel("vocabulary size (256 bytes + merges)")
     ax.set_ylabel("bytes per token (held-out text)")
     if gpt4:
-        ranks = bytelevel.load_cl100k_base()
-        ids = bytelevel.encode_ranks(test_text, ranks, bytelevel.GPT4_PATTERN, {})
-        ax.axhline(total / len(ids), color=TIED, linestyle="--", label=f"GPT-4 (cl100k_base): {total / len(ids):.2f}")
+        ax.axhline(data["gpt4"], color=TIED, linestyle="--", label=f"GPT-4 (cl100k_base): {data['gpt4']:.2f}")
     ax.legend(loc="lower right", fontsize=9)
     style_axes(ax)
     figure.tight_layout()
     image = figure_png(figure, DPI)
     text = (
-        f"<small>{len(train_text.encode('utf-8')):,} bytes of training text, {total:,} bytes held out; "
+        f"<small>{data['train_bytes']:,} bytes of training text, {total:,} bytes held out; "
         f"bytes per token at {', '.join(f'{s}: {r:.2f}' for s, r in zip(sizes, ratios))}.</small>"
     )
     return widgets.VBox([widgets.Image(value=image, format="png"), widgets.HTML(value=text)])

@@ -1,7 +1,9 @@
-"""Headless tests of bpe_ref.widgets: set the controls, then check that what is drawn is the trace.
+"""Headless tests of bpe_lab.widgets: set the controls, then check that what is drawn is the trace.
 
 The charts are matplotlib figures on the Agg canvas; each test reads the artists of the figure (bars, labels,
-colours, hatches, texts) and compares them with bpe_ref.core / bpe_ref.steps.
+colours, hatches, texts) and compares them with bpe_ref.core / bpe_ref.steps. The traces are computed on the fly
+by bpe_ref.traces.compute (the fixture ``traces_of_any_input``), so any corpus can be drawn; the shipped trace
+files, and a chart asked for an input with no trace, are tested in test_traces.py.
 """
 
 from __future__ import annotations
@@ -17,8 +19,11 @@ import ipywidgets  # noqa: E402
 import pytest  # noqa: E402
 from matplotlib.colors import to_hex  # noqa: E402
 
-from bpe_ref import core, steps, widgets  # noqa: E402
+from bpe_lab import chartdata, traces, widgets  # noqa: E402
+from bpe_ref import core, steps  # noqa: E402
+from bpe_ref import traces as reference_traces  # noqa: E402
 
+SHIPPED_LOOKUP = traces.lookup
 SEED_000 = {"low": 5, "lower": 2, "newest": 6, "widest": 3}
 COUNTEREXAMPLE = [("ab", "c"), ("a", "b")]
 
@@ -26,6 +31,12 @@ COUNTEREXAMPLE = [("ab", "c"), ("a", "b")]
 @pytest.fixture(autouse=True)
 def not_grading(monkeypatch):
     monkeypatch.delenv("NBGRADER_EXECUTION", raising=False)
+
+
+@pytest.fixture(autouse=True)
+def traces_of_any_input(monkeypatch):
+    """Every lookup computes its trace with the reference instead of reading the shipped files."""
+    monkeypatch.setattr(traces, "lookup", reference_traces.compute)
 
 
 @pytest.fixture
@@ -75,7 +86,7 @@ def check_bars(ax, step, k):
     bars = bars_of(ax)
     assert [round(bar.get_width()) for bar in bars] == [count for _, count, _ in expected]
     labels = [label.get_text() for label in ax.get_yticklabels()]
-    assert labels == [steps.pair_label(pair) for pair, _, _ in expected]
+    assert labels == [chartdata.pair_label(pair) for pair, _, _ in expected]
     for bar, label, (_, _, role) in zip(bars, ax.get_yticklabels(), expected):
         assert bar.get_gid() == f"bar:{role}"
         colour = {"chosen": widgets.CHOSEN, "tied": widgets.TIED, "other": widgets.OTHER}[role]
@@ -108,15 +119,15 @@ def test_explorer_draws_each_round_of_the_trace(no_display):
         figure = explorer.figure
         check_bars(axes_by_gid(figure, "bars"), step, 6)
         assert f"Round {number} of 8" in figure._suptitle.get_text()
-        assert steps.pair_label(step.pair) in figure._suptitle.get_text()
+        assert chartdata.pair_label(step.pair) in figure._suptitle.get_text()
         assert any("tie-break 'largest'" in text.get_text() for text in figure.texts)
         # the words after the merge, the new symbol marked
         words = axes_by_gid(figure, "words")
         tokens = [t for t in words.texts if (t.get_gid() or "").startswith("word:")]
-        rows, _ = steps.segmentation(step.vocab, step.pair[0] + step.pair[1])
-        assert [t.get_text() for t in tokens] == [steps.symbol_label(s) for row in rows for s in row.symbols]
+        rows, _ = chartdata.segmentation(step.vocab, step.pair[0] + step.pair[1])
+        assert [t.get_text() for t in tokens] == [chartdata.symbol_label(s) for row in rows for s in row.symbols]
         new = [t.get_text() for t in tokens if t.get_gid() == "word:new"]
-        assert new and set(new) == {steps.symbol_label(step.pair[0] + step.pair[1])}
+        assert new and set(new) == {chartdata.symbol_label(step.pair[0] + step.pair[1])}
         assert sum(len(row.new) for row in rows) == len(new)
         # the corpus size per round, the current round marked
         curve_ax = axes_by_gid(figure, "curve")
@@ -164,7 +175,7 @@ def test_explorer_on_learner_stubs_shows_the_reference_and_says_so():
     explorer = widgets.pair_explorer(SEED_000, 5, count_pairs=count_pairs)
     assert explorer.run.status == "stub"
     assert [s.pair for s in explorer.trace] == core.train_bpe(SEED_000, 5)
-    assert "stub" in explorer.header.value and "reference run" in explorer.header.value
+    assert "stub" in explorer.header.value and "course&#x27;s run alone" in explorer.header.value
     status = [t for t in explorer.figure.texts if t.get_gid() == "status"]
     assert status and "NotImplementedError" in status[0].get_text()
     check_bars(axes_by_gid(explorer.figure, "bars"), core.train_trace(SEED_000, 1)[0], 10)
@@ -180,19 +191,16 @@ def test_explorer_on_a_departing_learner_says_where_and_how():
     assert "round 1" in explorer.header.value and "best_pair" in explorer.header.value
     figure = explorer.figure
     ax = axes_by_gid(figure, "bars")
-    check_bars(ax, run.learner[0], 10)  # the learner's own run is drawn
-    notes = [t for t in ax.texts if t.get_gid() == "reference-choice"]
-    assert len(notes) == 1
-    reference_pair = run.reference[0].pair
+    check_bars(ax, core.train_trace(SEED_000, 1)[0], 10)  # the course's run is drawn
+    notes = [t for t in ax.texts if t.get_gid() == "learner-choice"]
+    assert len(notes) == 1 and "your choice" in notes[0].get_text()
     (bar_label,) = [
         label.get_text()
         for label, bar in zip(ax.get_yticklabels(), bars_of(ax))
-        if bar.get_gid() == "bar:tied" and label.get_text() == steps.pair_label(reference_pair)
+        if bar.get_gid() == "bar:tied" and label.get_text() == chartdata.pair_label(run.departure.pair)
     ]
-    assert bar_label == "t + </w> → t</w>"
+    assert bar_label == "e + s → es"  # the learner's "smallest" choice, a tied rival of t + </w>
     assert any(t.get_gid() == "departs-here" for t in figure.texts)
-    curve_ax = axes_by_gid(figure, "curve")
-    assert any(line.get_gid() == "curve:reference" for line in curve_ax.lines)
     explorer.slider.value = 2
     assert not any(t.get_gid() == "departs-here" for t in explorer.figure.texts)
 
@@ -241,7 +249,7 @@ def test_tie_break_comparison_draws_each_policy_round_by_round(no_display):
             ax = axes_by_gid(figure, f"panel:{policy}")
             check_bars(ax, step, 5)
             (title,) = [t for t in ax.texts if t.get_gid() == f"title:{policy}"]
-            assert f"'{policy}' merges {steps.pair_label(step.pair)}" in title.get_text()
+            assert f"'{policy}' merges {chartdata.pair_label(step.pair)}" in title.get_text()
             others = [p for p in core.TIE_BREAKS if row.pairs[p] != step.pair]
             # the odd one out is marked in colour and with ≠
             odd = bool(others) and (len(set(row.pairs.values())) == 3 or len(others) == 2)
@@ -256,7 +264,7 @@ def test_tie_break_comparison_draws_each_policy_round_by_round(no_display):
         for r in cmp.rows:
             for policy in core.TIE_BREAKS:
                 (text,) = [v for k, v in cells.items() if k.startswith(f"cell:{r.round}:{policy}:")]
-                assert text.startswith(steps.pair_label(r.pairs[policy]))
+                assert text.startswith(chartdata.pair_label(r.pairs[policy]))
         assert "first part at round 1" in chart.caption.value or number != 1
     assert "first part at round 1" in chart.caption.value
 
@@ -342,7 +350,8 @@ def test_builders_are_placeholders_while_nbgrader_executes(monkeypatch, no_displ
         raise AssertionError("trained while grading")
 
     monkeypatch.setattr(core, "train_trace", no_training)
-    monkeypatch.setattr(steps, "check_learner", no_training)
+    monkeypatch.setattr(chartdata, "check_learner", no_training)
+    monkeypatch.setattr(traces, "lookup", no_training)
     monkeypatch.setattr(widgets, "new_figure", no_training)
 
     def stub(*args):
@@ -400,6 +409,38 @@ def test_a_chart_carries_a_png_for_viewers_without_widgets():
     assert "application/vnd.jupyter.widget-view+json" in bundle
     assert base64.b64decode(bundle["image/png"]) == chart.image.value
     assert bundle["text/plain"]
+
+
+def encode(word, rules):
+    return core.replay(list(word), rules)
+
+
+def test_apply_stepper_on_an_untraced_table_draws_the_learners_functions(monkeypatch):
+    monkeypatch.setattr(traces, "lookup", SHIPPED_LOOKUP)  # the shipped traces: this table is not among them
+    table = [("ban", "a"), ("ba", "n"), ("b", "a")]
+    with pytest.raises(traces.TraceMissing, match="banana"):
+        widgets.apply_stepper("banana", table, marker=False)  # no trace, no functions: a clear error
+    chart = widgets.apply_stepper("banana", table, marker=False, apply_bpe=core.apply_bpe, encode=encode)
+    cmp = chart.comparison
+    assert chart.model.source == "learner"
+    assert list(cmp.rank.result) == core.apply_bpe("banana", table)[:-1] == ["bana", "n", "a"]
+    assert [list(step.after) for step in cmp.replay.steps] == [encode("banana", table[: k + 1]) for k in range(3)]
+    assert cmp.differ and chart.slider.max == 4
+    chart.slider.value = 4
+    figure = chart.figure
+    rank_tokens = [t.get_text() for t in axes_by_gid(figure, "rank").texts if t.get_gid() == "rank:plain"]
+    assert rank_tokens == ["bana", "n", "a"]
+    replay_ax = axes_by_gid(figure, "replay")
+    assert [t.get_text() for t in replay_ax.texts if t.get_gid() == "replay:new"] == ["ba"]
+    assert "your encode" in chart.caption.value and "differ" in chart.caption.value
+
+    def stub(*args):
+        raise NotImplementedError
+
+    note = widgets.apply_stepper("banana", table, marker=False, apply_bpe=stub, encode=encode)
+    assert type(note) is ipywidgets.HTML and "stub" in note.value
+    with pytest.raises(ValueError, match="</w>"):
+        widgets.apply_stepper("low", [("w", "</w>")], marker=False, apply_bpe=core.apply_bpe, encode=encode)
 
 
 def test_charts_do_not_touch_pyplot_state():

@@ -5,24 +5,27 @@ returns):
 
 * :func:`pair_explorer`: a slider (with a play button) over the training rounds; at each round the top pair
   counts as bars, the merged pair and its tied rivals marked, the corpus words after the merge and the number
-  of symbols per round. It runs on ``bpe_ref`` or on the learner's ``count_pairs`` / ``merge_vocab`` /
-  ``best_pair`` and says where the learner's run departs from the reference;
-* :func:`tie_break_comparison`: the three tie-break policies side by side, round by round;
-* :func:`apply_stepper`: a word under a merge table, by rank (``apply_bpe``) and by replay (``encode``).
+  of symbols per round. It draws the course's rounds (a trace, :mod:`bpe_lab.traces`); given the learner's
+  ``count_pairs`` / ``merge_vocab`` / ``best_pair`` it calls them on each round's inputs and says where they
+  first give another result (:func:`bpe_lab.chartdata.check_learner`);
+* :func:`tie_break_comparison`: the three tie-break policies side by side, round by round (a trace);
+* :func:`apply_stepper`: a word under a merge table, by rank (``apply_bpe``) and by replay (``encode``): a trace
+  for the course's tables, the learner's own functions for any other table.
 
 :func:`render_png` and :func:`save_png` write the same charts as PNG files, for a viewer with no kernel and for
 documentation; a chart widget's own display also carries a PNG of its current state, which a viewer without
 widget support shows instead.
 
-Everything shown is computed by :mod:`bpe_ref.steps` and :mod:`bpe_ref.core`; this module only draws. The
-figures are plain ``matplotlib.figure.Figure`` objects on the Agg canvas (no pyplot, so a notebook's own
-matplotlib backend is left alone). While nbgrader executes a notebook (``NBGRADER_EXECUTION`` is set), every
-builder returns a small HTML placeholder at once, without training or drawing.
+Nothing here trains, chooses a pair or applies a table: the rounds come from traces the course ships as data
+(written by ``python -m autograder release``), for the inputs the notebooks chart; another input raises
+:class:`bpe_lab.traces.TraceMissing`, naming it. The figures are plain ``matplotlib.figure.Figure`` objects on the
+Agg canvas (no pyplot, so a notebook's own matplotlib backend is left alone). While nbgrader executes a notebook
+(``NBGRADER_EXECUTION`` is set), every builder returns a small HTML placeholder at once, without drawing.
 
 Example (a notebook cell; the widget is the cell's value)::
 
-    from bpe_ref.widgets import pair_explorer
-    pair_explorer({"low": 5, "lower": 2, "newest": 6, "widest": 3}, 10)
+    from bpe_lab.widgets import pair_explorer
+    pair_explorer({"low": 5, "lower": 2, "newest": 6, "widest": 3}, 10, tie_break="first")
 """
 
 from __future__ import annotations
@@ -38,8 +41,9 @@ from typing import TYPE_CHECKING, Any
 
 import ipywidgets as widgets
 
-from . import core, steps
-from .core import Pair, TraceRound
+from . import chartdata, traces
+from .chartdata import END_OF_WORD
+from .traces import Pair, Round
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
@@ -138,7 +142,7 @@ def _draw_tokens(
         style = {
             "fontsize": fontsize,
             "family": _MONO,
-            "color": "white" if new else (_MUTED if symbol == core.END_OF_WORD else _INK),
+            "color": "white" if new else (_MUTED if symbol == END_OF_WORD else _INK),
             "fontweight": "bold" if new else "normal",
             "bbox": _token_box(CHOSEN, CHOSEN) if new else _token_box(_TOKEN_FILL, _TOKEN_EDGE),
             "ha": "left",
@@ -147,7 +151,7 @@ def _draw_tokens(
         }
         if texts:
             text = ax.annotate(
-                _escape(steps.symbol_label(symbol)),
+                _escape(chartdata.symbol_label(symbol)),
                 xy=(1, 0.5),
                 xycoords=texts[-1],
                 xytext=(gap, 0),
@@ -156,7 +160,7 @@ def _draw_tokens(
             )
         else:
             text = ax.annotate(
-                _escape(steps.symbol_label(symbol)),
+                _escape(chartdata.symbol_label(symbol)),
                 xy=(x, y),
                 xycoords="axes fraction",
                 xytext=(0.3 * fontsize, 0),
@@ -197,7 +201,7 @@ def style_axes(ax: Axes) -> None:
         ax.spines[side].set_visible(False)
 
 
-def _draw_bars(ax: Axes, top: steps.TopPairs, *, xmax: float | None = None, fontsize: float = 10) -> None:
+def _draw_bars(ax: Axes, top: chartdata.TopPairs, *, xmax: float | None = None, fontsize: float = 10) -> None:
     """Horizontal bars, largest on top, labelled with the pair and its count; chosen and tied marked."""
     from matplotlib.patches import Patch
 
@@ -365,36 +369,40 @@ class _Explorer:
     ) -> None:
         if isinstance(top_k, bool) or not isinstance(top_k, int) or top_k < 1:
             raise ValueError(f"top_k must be an int >= 1, got {top_k!r}")
-        self.run = steps.check_learner(
-            word_freqs,
-            num_merges,
+        if tie_break not in chartdata.TIE_BREAK_RULES:
+            raise ValueError(
+                f"tie_break must be one of {', '.join(map(repr, chartdata.TIE_BREAK_RULES))}; got {tie_break!r}"
+            )
+        self.trace: list[Round] = traces.explorer_rounds(word_freqs, num_merges, tie_break, marker=marker)
+        self.start = traces.start_vocab(word_freqs, num_merges, tie_break, marker=marker)
+        self.run = chartdata.check_learner(
+            self.trace,
+            self.start,
             tie_break,
+            num_merges,
             count_pairs=count_pairs,
             merge_vocab=merge_vocab,
             best_pair=best_pair,
-            marker=marker,
         )
         self.tie_break = tie_break
         self.top_k = top_k
         self.num_merges = num_merges
         self.max_words = max_words
-        self.start = steps.initial_vocab(word_freqs, marker=marker)
-        self.trace: list[TraceRound] = self.run.shown
-        self.curve = steps.symbols_per_round(self.trace, self.start)
+        self.curve = [sum(len(w) * c for w, c in self.start.items()), *(step.num_symbols for step in self.trace)]
 
     @property
     def rounds(self) -> int:
         return len(self.trace)
 
-    def top(self, number: int) -> steps.TopPairs:
+    def top(self, number: int) -> chartdata.TopPairs:
         step = self.trace[number - 1]
-        return steps.top_pairs(step.pair_counts, step.pair, self.top_k)
+        return chartdata.top_pairs(step.pair_counts, step.pair, self.top_k)
 
-    def words(self, number: int) -> tuple[list[steps.SegmentRow], int]:
+    def words(self, number: int) -> tuple[list[chartdata.SegmentRow], int]:
         if number == 0:
-            return steps.segmentation(self.start, limit=self.max_words)
+            return chartdata.segmentation(self.start, limit=self.max_words)
         step = self.trace[number - 1]
-        return steps.segmentation(step.vocab, step.pair[0] + step.pair[1], limit=self.max_words)
+        return chartdata.segmentation(step.vocab, step.pair[0] + step.pair[1], limit=self.max_words)
 
     def sentence(self, number: int) -> str:
         if not self.trace:
@@ -405,7 +413,7 @@ class _Explorer:
             rivals = ", ".join(_html_pair(p) for p in step.tied[:4]) + (" …" if len(step.tied) > 4 else "")
             text += (
                 f"; tied with {rivals}. Tie-break <b>{html.escape(self.tie_break)}</b>: "
-                f"{html.escape(steps.TIE_BREAK_RULES[self.tie_break])}"
+                f"{html.escape(chartdata.TIE_BREAK_RULES[self.tie_break])}"
             )
         text += f". The corpus now has {self.curve[number]} symbols (it had {self.curve[0]})."
         return text
@@ -444,9 +452,9 @@ class _Explorer:
         bars_ax = figure.add_subplot(grid[:, 0], gid="bars")
         words_ax = figure.add_subplot(grid[0, 1], gid="words")
         curve_ax = figure.add_subplot(grid[1, 1], gid="curve")
-        source = "your functions" if self.run.source == "learner" else "bpe_ref"
+        source = "the course's run; your functions agree" if self.run.status == "matches" else "the course's run"
         figure.suptitle(
-            f"Round {number} of {self.rounds}: merge {_escape(steps.pair_label(step.pair))}",
+            f"Round {number} of {self.rounds}: merge {_escape(chartdata.pair_label(step.pair))}",
             x=0.02,
             ha="left",
             fontsize=15,
@@ -455,20 +463,19 @@ class _Explorer:
         figure.text(
             0.02,
             0.905,
-            _escape(f"tie-break '{self.tie_break}': {steps.TIE_BREAK_RULES[self.tie_break]}   (run: {source})"),
+            _escape(f"tie-break '{self.tie_break}': {chartdata.TIE_BREAK_RULES[self.tie_break]}   ({source})"),
             fontsize=10.5,
             color=_MUTED,
         )
 
         _draw_bars(bars_ax, top)
         departure = self.run.departure
-        if departure is not None and departure.round == number and number <= len(self.run.reference):
-            expected = self.run.reference[number - 1].pair
+        if departure is not None and departure.round == number:
             for position, bar in enumerate(top.bars):
-                if bar.pair == expected and bar.pair != step.pair:
+                if departure.pair is not None and bar.pair == departure.pair:
                     bars_ax.set_xlim(0, bars_ax.get_xlim()[1] * 1.25)
                     note = bars_ax.annotate(
-                        "◀ reference's choice",
+                        "◀ your choice",
                         xy=(1, 0.5),
                         xycoords=bars_ax.texts[position],
                         xytext=(6, 0),
@@ -478,11 +485,11 @@ class _Explorer:
                         color=_WARN,
                         fontweight="bold",
                     )
-                    note.set_gid("reference-choice")
+                    note.set_gid("learner-choice")
             figure.text(
                 0.985,
                 0.905,
-                f"✗ your run departs from the reference here ({departure.function})",
+                f"✗ your {departure.function} differs here",
                 fontsize=10.5,
                 color=_WARN,
                 fontweight="bold",
@@ -523,7 +530,7 @@ class _Explorer:
         ax.set_axis_off()
         ax.set_title(f"The corpus after merge {number}", loc="left", fontsize=12)
         height = 1 / max(len(rows) + (1 if hidden else 0) + 0.3, 3)
-        labels = [f"{steps.symbol_label(row.word)} ×{row.count}" for row in rows]
+        labels = [f"{chartdata.symbol_label(row.word)} ×{row.count}" for row in rows]
         box = ax.get_position()
         axes_inches = box.width * ax.figure.get_figwidth()
         row_points = height * box.height * ax.figure.get_figheight() * 72
@@ -560,19 +567,6 @@ class _Explorer:
 
     def _draw_curve(self, ax: Axes, number: int) -> None:
         xs = list(range(len(self.curve)))
-        if self.run.source == "learner" and self.run.departure is not None:
-            reference = steps.symbols_per_round(self.run.reference, self.start)
-            ax.plot(
-                range(len(reference)),
-                reference,
-                color=_WARN,
-                linewidth=1.2,
-                linestyle="--",
-                label="reference",
-                gid="curve:reference",
-            )
-            ax.plot([], [], color=_MUTED, linewidth=1.5, marker="o", markersize=3.5, label="your run")
-            ax.legend(fontsize=9, loc="upper right")
         ax.plot(xs, self.curve, color=_MUTED, linewidth=1.5, marker="o", markersize=3.5, gid="curve")
         ax.plot([number], [self.curve[number]], marker="o", markersize=9, color=CHOSEN, gid="curve:now")
         ax.annotate(
@@ -597,7 +591,7 @@ class _Explorer:
 
 
 class PairExplorer(Chart):
-    """The widget :func:`pair_explorer` returns. ``run`` is the :class:`bpe_ref.steps.LearnerRun` it draws."""
+    """The widget :func:`pair_explorer` returns. ``run`` is the :class:`bpe_lab.chartdata.LearnerRun` it draws."""
 
     def __init__(self, explorer: _Explorer) -> None:
         self.explorer = explorer
@@ -618,7 +612,7 @@ class PairExplorer(Chart):
         )
 
     @property
-    def top(self) -> steps.TopPairs:
+    def top(self) -> chartdata.TopPairs:
         """The bars of the current round."""
         return self.explorer.top(self.slider.value)
 
@@ -642,16 +636,16 @@ def pair_explorer(
         tie_break: ``"largest"`` (default, as ``train_bpe``), ``"smallest"`` or ``"first"``.
         top_k: the number of bars per round.
         marker: start words with ``"</w>"`` (default, as in 02).
-        count_pairs / merge_vocab / best_pair: the learner's functions; any left ``None`` is the reference's.
-            While one raises ``NotImplementedError`` the chart shows the reference run and says so; when the
-            learner's run departs from the reference it says at which round and how.
+        count_pairs / merge_vocab / best_pair: the learner's functions, called on each traced round's inputs and
+            compared with its outputs. While one raises ``NotImplementedError`` the chart shows the course's run
+            alone and says so; where one first gives another result it says at which round and how.
 
     Returns:
         A :class:`PairExplorer` (an ``ipywidgets.VBox``); while nbgrader executes the notebook, an ``HTML``
         placeholder.
 
     Raises:
-        TypeError / ValueError: a bad ``word_freqs``, ``num_merges``, ``tie_break`` or ``top_k``.
+        ValueError: a bad ``tie_break`` or ``top_k``. bpe_lab.traces.TraceMissing: no trace for these inputs.
     """
     if grading():
         return placeholder("pair-frequency explorer")
@@ -678,20 +672,20 @@ class _TieBreaks:
     def __init__(self, word_freqs: Mapping[str, int], num_merges: int, *, top_k: int = 6, marker: bool = True):
         if isinstance(top_k, bool) or not isinstance(top_k, int) or top_k < 1:
             raise ValueError(f"top_k must be an int >= 1, got {top_k!r}")
-        self.comparison = steps.compare_tie_breaks(word_freqs, num_merges, marker=marker)
+        self.comparison = traces.tie_break_comparison(word_freqs, num_merges, marker=marker)
         self.top_k = top_k
 
     @property
     def rounds(self) -> int:
         return len(self.comparison.rows)
 
-    def step(self, policy: str, number: int) -> TraceRound | None:
+    def step(self, policy: str, number: int) -> Round | None:
         trace = self.comparison.traces[policy]
         return trace[number - 1] if number <= len(trace) else None
 
-    def top(self, policy: str, number: int) -> steps.TopPairs | None:
+    def top(self, policy: str, number: int) -> chartdata.TopPairs | None:
         step = self.step(policy, number)
-        return None if step is None else steps.top_pairs(step.pair_counts, step.pair, self.top_k)
+        return None if step is None else chartdata.top_pairs(step.pair_counts, step.pair, self.top_k)
 
     def sentence(self, number: int) -> str:
         cmp = self.comparison
@@ -773,7 +767,7 @@ class _TieBreaks:
                 -(margin - 0.1) / panel,
                 1.03,
                 _escape(
-                    f"{'≠ ' if odd else ''}'{policy}' merges {steps.pair_label(step.pair)}\n"
+                    f"{'≠ ' if odd else ''}'{policy}' merges {chartdata.pair_label(step.pair)}\n"
                     f"count {step.count}{tie}; {relation}"
                 ),
                 transform=ax.transAxes,
@@ -846,7 +840,7 @@ class _TieBreaks:
                 pair = row.pairs[policy]
                 odd = policy in row.stand_out
                 tie = "  (tie)" if row.tied[policy] else ""
-                text = "stopped" if pair is None else f"{steps.pair_label(pair)}   {row.counts[policy]}{tie}"
+                text = "stopped" if pair is None else f"{chartdata.pair_label(pair)}   {row.counts[policy]}{tie}"
                 ax.text(x, y, "≠" if odd else "", fontsize=11, va="center", color=DIFFERENT, fontweight="bold")
                 cell = ax.text(
                     x + 0.045,
@@ -887,7 +881,7 @@ class _TieBreaks:
 class TieBreakChart(Chart):
     """The widget :func:`tie_break_comparison` returns.
 
-    ``comparison`` is the :class:`bpe_ref.steps.TieBreakComparison` it draws.
+    ``comparison`` is the :class:`bpe_lab.traces.TieBreakComparison` it draws.
     """
 
     def __init__(self, model: _TieBreaks) -> None:
@@ -923,7 +917,7 @@ def tie_break_comparison(
         A :class:`TieBreakChart`; while nbgrader executes the notebook, an ``HTML`` placeholder.
 
     Raises:
-        TypeError / ValueError: a bad ``word_freqs``, ``num_merges`` or ``top_k``.
+        ValueError: a bad ``top_k``. bpe_lab.traces.TraceMissing: no trace for these inputs.
     """
     if grading():
         return placeholder("tie-break comparison")
@@ -936,8 +930,17 @@ def tie_break_comparison(
 
 
 class _Stepper:
+    """The stepper on a traced table: the course's steps by rank and by replay."""
+
+    source = "trace"
+    names = ("by rank", "by replay")
+    replay_text = (
+        "By replay (as encode): every rule in learned order",
+        "the symbols after each rule; highlighted: what it merged",
+    )
+
     def __init__(self, word: str, merges: Sequence[Pair], *, marker: bool = True) -> None:
-        self.comparison = steps.compare_apply(word, merges, marker=marker)
+        self.comparison = traces.apply_comparison(word, merges, marker=marker)
 
     @property
     def rank_rows(self) -> int:
@@ -985,7 +988,8 @@ class _Stepper:
             fontweight="bold",
         )
         entries = [
-            f"{rank}: {steps.symbol_label(a)} + {steps.symbol_label(b)}" for rank, (a, b) in enumerate(cmp.merges)
+            f"{rank}: {chartdata.symbol_label(a)} + {chartdata.symbol_label(b)}"
+            for rank, (a, b) in enumerate(cmp.merges)
         ]
         table = "   ".join(entries[:10]) + ("   …" if len(entries) > 10 else "")
         figure.text(
@@ -999,13 +1003,13 @@ class _Stepper:
         )
         marker = "with the end-of-word marker" if cmp.marker else "no end-of-word marker"
         result = (
-            f"by rank: {list(cmp.rank.result)!r}    by replay: {list(cmp.replay.result)!r}"
+            f"{self.names[0]}: {list(cmp.rank.result)!r}    {self.names[1]}: {list(cmp.replay.result)!r}"
             f"    → {'they differ' if cmp.differ else 'they agree'}"
         )
         figure.text(
             0.02,
             1 - 0.95 * inch,
-            _escape(f"both start from {' '.join(map(steps.symbol_label, cmp.rank.start))} ({marker})"),
+            _escape(f"both start from {' '.join(map(chartdata.symbol_label, cmp.rank.start))} ({marker})"),
             fontsize=10.5,
             va="top",
             color=_MUTED,
@@ -1089,14 +1093,14 @@ class _Stepper:
 
     def _draw_replay(self, ax: Axes, number: int, rows: int) -> None:
         run = self.comparison.replay
-        title = "By replay (as encode): every rule in learned order"
-        note = "the symbols after each rule; highlighted: what it merged"
+        title, note = self.replay_text
         for index, y in self._panel(ax, title, note, number, rows, self.replay_rows):
             if index == 0:
                 label, symbols, highlight, found = "start", run.start, [], True
             else:
                 step = run.steps[index - 1]
-                label = f"rule {step.index}: {steps.symbol_label(step.rule[0])} + {steps.symbol_label(step.rule[1])}"
+                first, second = (chartdata.symbol_label(symbol) for symbol in step.rule)
+                label = f"rule {step.index}: {first} + {second}"
                 symbols = step.after
                 found = bool(step.positions)
                 highlight = step.made
@@ -1116,8 +1120,72 @@ class _Stepper:
                 )
 
 
+class _LearnerStepper(_Stepper):
+    """The stepper on a table with no trace, drawn from the learner's own ``apply_bpe`` and ``encode``.
+
+    Replay, step by step: the word after rule ``k`` is ``encode(word, merges[:k + 1])`` (replay applies the rules in
+    order, so each prefix of the table gives the next step). By rank, only the result: ``apply_bpe(word, merges)``
+    with its final ``"</w>"`` dropped (the table must not mention the marker), as exercise 3 compares them.
+    """
+
+    source = "learner"
+    names = ("your apply_bpe", "your encode")
+    replay_text = (
+        "By replay: your encode with the first rules of the table",
+        "row k: encode(word, table[:k + 1]); highlighted: what rule k merged",
+    )
+
+    def __init__(
+        self, word: str, merges: Sequence[Pair], *, apply_bpe: Callable[..., Any], encode: Callable[..., Any]
+    ) -> None:
+        table = tuple((a, b) for a, b in merges)
+        for pair in table:
+            if any(END_OF_WORD in symbol for symbol in pair):
+                raise ValueError(
+                    f"the rule {pair!r} mentions {END_OF_WORD!r}: with your own functions the stepper compares "
+                    "without the marker, as exercise 3 does"
+                )
+        ranked = list(apply_bpe(word, list(table)))
+        if ranked[-1:] != [END_OF_WORD]:
+            raise ValueError(
+                f"your apply_bpe({word!r}, ...) returned {ranked!r}, which does not end with {END_OF_WORD!r}"
+            )
+        states = [tuple(encode(word, list(table[:k]))) for k in range(len(table) + 1)]
+        replay_steps = []
+        for index, rule in enumerate(table):
+            before, after = states[index], states[index + 1]
+            made = tuple(i for i, symbol in enumerate(after) if symbol == rule[0] + rule[1]) if after != before else ()
+            replay_steps.append(traces.ReplayStep(index, rule, before, made, after, made))
+        result = tuple(ranked[:-1])
+        rank = traces.RankRun(states[0], (), tuple(None for _ in result[1:]), result)
+        replay = traces.ReplayRun(states[0], tuple(replay_steps), states[-1])
+        self.comparison = traces.ApplyComparison(word, False, table, rank, replay, result != states[-1])
+
+    def sentence(self, number: int) -> str:
+        cmp = self.comparison
+        if number <= 1:
+            text = "Replay starts from the word's characters (your encode with no rule)."
+        else:
+            step = cmp.replay.steps[number - 2]
+            found = "merged" if step.after != step.before else "not found: nothing changes"
+            text = f"Rule {step.index} {_html_pair(step.rule)}: {found} (your encode, first {step.index + 1} rules)."
+        verdict = "they <b>differ</b>" if cmp.differ else "they agree"
+        return (
+            f"{text} Your apply_bpe: <code>{html.escape(repr(list(cmp.rank.result)))}</code> (its final "
+            "<code>&lt;/w&gt;</code> dropped); your encode: "
+            f"<code>{html.escape(repr(list(cmp.replay.result)))}</code>: {verdict}."
+        )
+
+    def _draw_rank(self, ax: Axes, number: int, rows: int) -> None:
+        title = "By rank: your apply_bpe (its result; the marker dropped)"
+        note = "drawn from your own function: its steps are not shown, only what it returns"
+        for _, y in self._panel(ax, title, note, number, rows, 1):
+            self._row_label(ax, y, "result", color=_INK, fontweight="bold")
+            _draw_tokens(ax, 0.2, y, self.comparison.rank.result, fontsize=11, gid="rank")
+
+
 class ApplyStepper(Chart):
-    """The widget :func:`apply_stepper` returns; ``comparison`` is the :class:`bpe_ref.steps.ApplyComparison`."""
+    """The widget :func:`apply_stepper` returns; ``comparison`` is the :class:`bpe_lab.traces.ApplyComparison`."""
 
     def __init__(self, model: _Stepper) -> None:
         self.model = model
@@ -1136,28 +1204,74 @@ class ApplyStepper(Chart):
         )
 
 
-def apply_stepper(word: str, merges: Sequence[Pair], *, marker: bool = True) -> widgets.Widget:
+def apply_stepper(
+    word: str,
+    merges: Sequence[Pair],
+    *,
+    marker: bool = True,
+    apply_bpe: Callable[..., Any] | None = None,
+    encode: Callable[..., Any] | None = None,
+) -> widgets.Widget:
     """A widget to step through applying ``merges`` to ``word``: by rank (``apply_bpe``) and by replay (``encode``).
 
-    The rank side shows at each step every adjacent pair's rank, the lowest chosen and the result; the replay
-    side shows the word after each rule of the table in order. Both start from the same symbols, so where the
-    results differ it is the order of the merges alone that made them differ.
+    On a table the course ships a trace for, the rank side shows at each step every adjacent pair's rank, the
+    lowest chosen and the result; the replay side shows the word after each rule of the table in order. Both start
+    from the same symbols, so where the results differ it is the order of the merges alone that made them differ.
+
+    On any other table (such as the learner's own counterexample) the chart is drawn from the learner's
+    ``apply_bpe`` and ``encode`` (both must be given): replay step by step as ``encode(word, merges[:k])``, and by
+    rank the result of ``apply_bpe(word, merges)`` without its marker (exercise 3's comparison; ``marker`` is then
+    ignored).
 
     Args:
         word: a non-empty string.
         merges: a list of ``(str, str)`` pairs.
         marker: start from ``get_word_symbols(word)`` (with ``"</w>"``, as ``apply_bpe``; default) or from the bare
             characters (as ``encode``).
+        apply_bpe / encode: the learner's functions, used when the table has no trace.
 
     Returns:
-        An :class:`ApplyStepper`; while nbgrader executes the notebook, an ``HTML`` placeholder.
+        An :class:`ApplyStepper`; while nbgrader executes the notebook, an ``HTML`` placeholder; on a table with no
+        trace while the learner's functions are stubs, an ``HTML`` note saying so.
 
     Raises:
-        TypeError / ValueError: a bad ``word`` or ``merges``.
+        bpe_lab.traces.TraceMissing: no trace for the table and no learner functions given (the message names
+        the word and table). ValueError: a rule mentions ``"</w>"`` (learner mode).
+
+    Example (04's counterexample, traced)::
+
+        apply_stepper("abc", [("ab", "c"), ("a", "b")], marker=False)
     """
     if grading():
         return placeholder("apply_bpe stepper")
-    return ApplyStepper(_Stepper(word, merges, marker=marker))
+    try:
+        model = _stepper(word, merges, marker=marker, apply_bpe=apply_bpe, encode=encode)
+    except NotImplementedError:
+        return widgets.HTML(
+            value=(
+                f"<p>The course ships no steps for this table on <code>{html.escape(word)}</code>, and your "
+                "<code>apply_bpe</code> or <code>encode</code> is still a stub: finish exercises 1 and 2 to "
+                "step through it.</p>"
+            )
+        )
+    return ApplyStepper(model)
+
+
+def _stepper(
+    word: str,
+    merges: Sequence[Pair],
+    *,
+    marker: bool = True,
+    apply_bpe: Callable[..., Any] | None = None,
+    encode: Callable[..., Any] | None = None,
+) -> _Stepper:
+    """The traced stepper, or else the one drawn from the learner's functions (which may raise NotImplementedError)."""
+    try:
+        return _Stepper(word, merges, marker=marker)
+    except traces.TraceMissing:
+        if apply_bpe is None or encode is None:
+            raise
+        return _LearnerStepper(word, merges, apply_bpe=apply_bpe, encode=encode)
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -1180,7 +1294,7 @@ def _figure_of(kind: str, kwargs: dict[str, Any]) -> Figure:
         return cmp_model.draw(default if number is None else number)
     if kind == "apply_stepper":
         number = kwargs.pop("step", None)
-        stepper = _Stepper(**kwargs)
+        stepper = _stepper(**kwargs)
         return stepper.draw(stepper.count if number is None else number)
     raise ValueError(f"kind must be a chart widget or one of {', '.join(map(repr, _KINDS))}; got {kind!r}")
 
@@ -1201,7 +1315,7 @@ def save_png(widget: Chart, path: str | os.PathLike[str], *, dpi: float | None =
         TypeError: ``widget`` is not a chart widget (e.g. the placeholder shown while nbgrader executes).
     """
     if not isinstance(widget, Chart):
-        raise TypeError(f"save_png needs a chart widget from bpe_ref.widgets, got {type(widget).__name__}")
+        raise TypeError(f"save_png needs a chart widget from bpe_lab.widgets, got {type(widget).__name__}")
     path = Path(path)
     path.write_bytes(widget.png(dpi))
     return path
