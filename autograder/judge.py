@@ -41,14 +41,25 @@ from nbgrader.api import Gradebook
 from nbgrader.preprocessors import NbGraderPreprocessor
 from traitlets import Bool, Float, List, Unicode
 
+from bpe_lab import codec
+from bpe_lab.codec import Unreadable, encode
 from bpe_lab.harness import timed_out_in
 
 from . import cases, sandbox
 from .doctor import python_of
-from .judge_worker import Unreadable, encode
 from .limits import KEPT_ENVIRONMENT, Cgroup, LimitedKernelManager, joined_command, limited_command
 
-WORKER_SOURCE = (Path(__file__).with_name("judge_worker.py")).read_text(encoding="utf-8")
+
+def _worker_source() -> str:
+    """The worker's text with the codec's text in place of its import line (the worker imports no package)."""
+    worker = Path(__file__).with_name("judge_worker.py").read_text(encoding="utf-8")
+    line = "from bpe_lab.codec import decode, encode  # judge.WORKER_SOURCE puts the codec's text here instead\n"
+    if worker.count(line) != 1:
+        raise RuntimeError("judge_worker.py must import the codec on one line of its own")
+    return worker.replace(line, Path(codec.__file__).read_text(encoding="utf-8"))
+
+
+WORKER_SOURCE = _worker_source()
 MAX_REPLY_BYTES = 4 * 1024**2
 MAX_ITEMS = 200_000
 """Values (numbers, strings, containers) one answer may hold."""
@@ -341,7 +352,7 @@ class Session:
 def decode_answer(data: Any) -> Any:
     """Rebuild the value of a worker's answer, trusting nothing in it.
 
-    An answer is JSON from :func:`autograder.judge_worker.encode`. It may hold at most :data:`MAX_ITEMS` values,
+    An answer is JSON from :func:`bpe_lab.codec.encode`. It may hold at most :data:`MAX_ITEMS` values,
     and the keys of a dict (or the members of a set) must not be built to share one hash: thousands of keys with
     equal hashes make a dict take quadratic time to fill, which would stall the grader, not the student's code.
 

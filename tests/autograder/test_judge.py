@@ -25,9 +25,9 @@ from autograder.judge import (
     student_exception,
     worker_command,
 )
-from autograder.judge_worker import decode, encode
 from autograder.sandbox import bubblewrap, sandbox_argv
 from bpe_lab import harness
+from bpe_lab.codec import decode, encode
 
 COURSE = Path(__file__).resolve().parents[2]
 GOOD_MERGE = sample_class.students()["01_pair_counts_and_merge"]["correct-loops"]["merge"]

@@ -1,0 +1,79 @@
+"""Plain data as JSON with tags for what JSON lacks: the one codec of the course (standard library only).
+
+It carries a learner's arguments and answers between the grader and its worker process
+(:mod:`autograder.judge_worker`, which runs this module's text in front of its own: it cannot import packages),
+and the expected answers of the public cases that :func:`bpe_lab.selfcheck.check` reads
+(:mod:`bpe_lab.expected`). Tags: ``{"t": [...]}`` a tuple, ``{"d": [[key, value], ...]}`` a dict (any mapping,
+in its order), ``{"s": [...]}`` a set, ``{"b": "..."}`` bytes (as latin-1 text).
+
+Example:
+    >>> encode({("a", "b"): 2})
+    {'d': [[{'t': ['a', 'b']}, 2]]}
+    >>> decode(encode({("a", "b"): 2, "x": {b"ab"}}))
+    {('a', 'b'): 2, 'x': {b'ab'}}
+"""
+
+# No "from __future__" import here: judge.WORKER_SOURCE puts this text inside the worker's own.
+import collections.abc
+
+MAX_DEPTH = 60
+"""How deeply nested a value :func:`encode` takes."""
+
+
+class Unreadable(Exception):
+    """A value that is not plain data (a generator, a lambda, an object of the student's own class)."""
+
+
+def encode(value, depth=0):
+    """``value`` (plain data: None, bool, int, float, str, tuple, list, mapping, set, bytes) as JSON-ready data.
+
+    A subclass of a built-in type is encoded as that type (a ``Counter`` as a dict, a ``str`` subclass as a str).
+
+    Raises:
+        Unreadable: a value that is not plain data, or nested more than :data:`MAX_DEPTH` levels deep.
+    """
+    if depth > MAX_DEPTH:
+        raise Unreadable(f"a value nested more than {MAX_DEPTH} levels deep")
+    if value is None or type(value) in (bool, int, float, str):
+        return value
+    if isinstance(value, bool):
+        return bool(value)
+    if isinstance(value, int):
+        return int(value)
+    if isinstance(value, float):
+        return float(value)
+    if isinstance(value, str):
+        return str(value)
+    if isinstance(value, tuple):
+        return {"t": [encode(v, depth + 1) for v in value]}
+    if isinstance(value, list):
+        return [encode(v, depth + 1) for v in value]
+    if isinstance(value, collections.abc.Mapping):
+        return {"d": [[encode(k, depth + 1), encode(value[k], depth + 1)] for k in value]}
+    if isinstance(value, (set, frozenset)):
+        return {"s": [encode(v, depth + 1) for v in value]}
+    if isinstance(value, (bytes, bytearray)):
+        return {"b": bytes(value).decode("latin-1")}
+    raise Unreadable(type(value).__name__)
+
+
+def decode(data):
+    """The value :func:`encode` made ``data`` from (trusted data: the grader's own; see ``judge.decode_answer``).
+
+    Raises:
+        ValueError: an unknown tag.
+    """
+    if data is None or type(data) in (bool, int, float, str):
+        return data
+    if type(data) is list:
+        return [decode(v) for v in data]
+    ((tag, body),) = data.items()
+    if tag == "t":
+        return tuple(decode(v) for v in body)
+    if tag == "d":
+        return {decode(k): decode(v) for k, v in body}
+    if tag == "s":
+        return {decode(v) for v in body}
+    if tag == "b":
+        return body.encode("latin-1")
+    raise ValueError(f"unknown tag {tag!r}")
