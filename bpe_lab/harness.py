@@ -285,6 +285,18 @@ def verdict(
     return None if reason is None else fail(text, expected, reason, note)
 
 
+def ordered_cases(cases: Iterable[Case]) -> list[Case]:
+    """The cases as :func:`run_cases` runs them: one per input (its first listing wins), smallest first, then by
+    ``repr`` of the arguments.
+
+    Example:
+        >>> [c.args for c in ordered_cases([Case((2,), size=2), Case((1,), size=1), Case((2,), "again", 2)])]
+        [(1,), (2,)]
+    """
+    unique = {repr(c.args): c for c in reversed(list(cases))}  # first listing wins
+    return sorted(unique.values(), key=lambda c: (c.size, repr(c.args)))
+
+
 def run_cases(
     name: str,
     fn: Callable[..., Any],
@@ -314,8 +326,7 @@ def run_cases(
         CheckFailed: the first wrong answer (a ``fn`` that is not a function fails its first call).
     """
     __tracebackhide__ = True  # IPython hides this frame: the learner sees only the message
-    unique = {repr(c.args): c for c in reversed(list(cases))}  # first listing wins
-    ordered = sorted(unique.values(), key=lambda c: (c.size, repr(c.args)))
+    ordered = ordered_cases(cases)
     earlier = timed_out_before(fn)
     if earlier is not None:  # out of time before, in this notebook: not called again
         raise fail(earlier[0], earlier[1], timeout_reason(time_limit, True), shown=True)

@@ -51,7 +51,8 @@ from typing import Any
 
 import nbformat
 
-from autograder import cases, checks, checks_bytes, grading, harness, sample_class
+from autograder import cases, grading, sample_class, spec
+from bpe_lab import harness
 
 from . import m01, m02, m03, m04, m05
 
@@ -341,18 +342,18 @@ class _Recorded:
 def _recording() -> Iterator[list[_Recorded]]:
     """Record every ``run_cases`` call the checks make (the cases, the reference and the judge)."""
     seen: list[_Recorded] = []
-    original = checks.run_cases
+    original = spec.run_cases  # the one runner of every check (autograder.spec.run_spec) calls it
 
     def spy(name, fn, cases, expected_of, judge, **kwargs):
         cases = list(cases)
         seen.append(_Recorded(name, fn, cases, expected_of, judge))
         return original(name, fn, cases, expected_of, judge, **kwargs)
 
-    checks.run_cases = checks_bytes.run_cases = spy
+    spec.run_cases = spy
     try:
         yield seen
     finally:
-        checks.run_cases = checks_bytes.run_cases = original
+        spec.run_cases = original
 
 
 def _unchanged(before: Any, after: Any) -> bool:
