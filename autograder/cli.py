@@ -32,7 +32,7 @@ from pathlib import Path
 # nbformat's schema never uses. jsonschema treats the package as optional, so do without it here.
 sys.modules.setdefault("rfc3987_syntax", None)  # type: ignore[arg-type]
 
-from . import exports, grading, release, report, sample_class  # noqa: E402
+from . import exports, grading, public_cases, release, report, sample_class  # noqa: E402
 from .course import CourseError, find_course_root  # noqa: E402
 from .limits import parse_size, sandbox_status  # noqa: E402
 from .sandbox import SandboxUnavailable  # noqa: E402
@@ -66,6 +66,8 @@ def cmd_release(args: argparse.Namespace) -> int:
     names = release.generate(root, root / "notebooks", args.assignments or None)
     for name in names:
         print(f"released notebooks/{name}/")
+    written = public_cases.write(root)
+    print(f"wrote the expected answers of the public cases: {len(written)} files in {public_cases.FOLDER}/")
     return 0
 
 

@@ -3,7 +3,8 @@
 nbgrader's ``generate_assignment`` replaces each solution by a stub, removes the hidden tests, locks the
 read-only cells and records checksums. The result is then normalised (no outputs, no execution counts,
 sorted JSON as nbformat writes it) so that a second release changes nothing, and ``release --check`` can
-tell whether the committed ``notebooks/`` are stale.
+tell whether the committed ``notebooks/`` are stale. The expected answers of the public cases that the learner's
+``check`` reads (``bpe_lab/data/expected/``, :mod:`autograder.public_cases`) are regenerated and checked with them.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from pathlib import Path
 
 import nbformat
 
+from . import public_cases
 from .course import CourseError, Workspace, assignments
 
 
@@ -84,4 +86,4 @@ def stale(course_root: Path, only: list[str] | None = None) -> list[str]:
                     problems.append(f"notebooks/{name}/{rel} is not in the release")
                 elif not filecmp.cmp(fresh / rel, committed / rel, shallow=False):
                     problems.append(f"notebooks/{name}/{rel} is stale")
-        return problems
+        return problems + public_cases.stale(course_root)  # the expected answers the learner's check reads
