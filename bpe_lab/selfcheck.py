@@ -207,8 +207,9 @@ def _judge_disagreement(apply_bpe: Callable[..., Any], encode: Callable[..., Any
             table = [as_pair(p) for p in returned]
         except TypeError as exc:
             return f"returned: {show(returned)}, not a merge table ({exc})"
-        if not all(isinstance(p, tuple) and len(p) == 2 and all(type(s) is str for s in p) for p in table):
-            return f"returned: {show(returned)}, not a merge table (a list of pairs of str)"
+        problem = _not_a_table(table)
+        if problem:
+            return f"returned: {show(returned)}, not a merge table ({problem})"
         by_rank, by_replay = call(apply_bpe, (word, table)), call(encode, (word, table))
         for outcome, name in ((by_rank, "apply_bpe"), (by_replay, "encode")):
             if outcome.error is not None or outcome.timed_out or not isinstance(outcome.value, (list, tuple)):
@@ -219,6 +220,17 @@ def _judge_disagreement(apply_bpe: Callable[..., Any], encode: Callable[..., Any
         return f"returned: {show(table)}, on which both give {show(ranked)}"
 
     return judge
+
+
+def _not_a_table(table: list[Any]) -> str:
+    """What makes ``table`` no merge table (a pair that is not two non-empty strings), in the grader's words."""
+    for index, pair in enumerate(table):
+        shown = repr(pair) if len(repr(pair)) <= 80 else repr(pair)[:77] + "..."
+        if not isinstance(pair, tuple) or len(pair) != 2:
+            return f"merges[{index}] must be a tuple of two symbols, got {shown}"
+        if not all(isinstance(symbol, str) and symbol for symbol in pair):
+            return f"merges[{index}] must hold two non-empty strings, got {shown}"
+    return ""
 
 
 def _without_marker(symbols: list[Any]) -> list[Any]:
