@@ -15,6 +15,7 @@ Example:
 
 # No "from __future__" import here: judge.WORKER_SOURCE puts this text inside the worker's own.
 import collections.abc
+import json
 
 MAX_DEPTH = 60
 """How deeply nested a value :func:`encode` takes."""
@@ -77,3 +78,30 @@ def decode(data):
     if tag == "b":
         return body.encode("latin-1")
     raise ValueError(f"unknown tag {tag!r}")
+
+
+def _tagged(node):
+    if len(node) == 1:
+        ((tag, body),) = node.items()
+        if tag == "t":
+            return tuple(body)
+        if tag == "d":
+            return {key: value for key, value in body}
+        if tag == "s":
+            return set(body)
+        if tag == "b":
+            return body.encode("latin-1")
+    return node
+
+
+def loads(text):
+    """JSON text with every tagged value decoded as it is parsed (faster than ``decode(json.loads(text))``).
+
+    For trusted data in which every object of one key ``"t"``, ``"d"``, ``"s"`` or ``"b"`` is a tag (the files
+    of :mod:`bpe_lab.expected`); objects of other keys are left as dicts.
+
+    Example:
+        >>> loads('{"args": {"t": [{"b": "ab"}, {"d": [[{"t": [1, 2]}, 3]]}]}}')
+        {'args': (b'ab', {(1, 2): 3})}
+    """
+    return json.loads(text, object_hook=_tagged)

@@ -5,7 +5,8 @@ One gzip-compressed JSON file per graded function, ``data/expected/<function>.js
 of the function's checks, in the order the notebook's hidden tests run them: the judge by name and parameters
 (:func:`bpe_lab.harness.make_judge`), the adapter by name, and the cases run with the course's public seed, one per
 input, smallest first, each with its arguments, note, size and expected answer. Values go through
-:mod:`bpe_lab.codec`. An expected answer is ``{"value": ...}``, ``{"raised": "ValueError"}`` (the function must
+:mod:`bpe_lab.codec` (read with :func:`bpe_lab.codec.loads`, so no other object of the file has one key that is a
+tag). An expected answer is ``{"value": ...}``, ``{"raised": "ValueError"}`` (the function must
 raise it) or ``{"described": "..."}`` (an answer of a kind, not one value: any merge table on which rank and
 replay disagree). A pattern the checks show by its name (``GPT4_PATTERN``) is listed under ``"named"`` and shown by
 that name again.
@@ -25,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .codec import decode, encode
+from .codec import encode, loads
 from .harness import Case, Described, Named, Raised
 
 FOLDER = Path(__file__).resolve().parent / "data" / "expected"
@@ -63,12 +64,15 @@ def _answer(data: Mapping[str, Any]) -> Any:
         return Raised(ValueError(""))
     if "described" in data:
         return Described(str(data["described"]))
-    return decode(data["value"])
+    return data["value"]  # decoded by codec.loads as it was read
 
 
 def to_json(function: str, parts: list[PublicPart]) -> dict[str, Any]:
     """The JSON object of ``function``'s file (the answers of each case looked up by ``repr`` of its arguments)."""
     named = {a.name: str(a) for p in parts for c in p.cases for a in c.args if isinstance(a, Named)}
+    for key in [*named, *(k for p in parts for k in p.judge[1])]:  # no one-key object may look like a tag
+        if key in ("t", "d", "s", "b"):
+            raise ValueError(f"{key!r} cannot name a pattern or a judge's parameter: it is one of the codec's tags")
     return {
         "function": function,
         "named": dict(sorted(named.items())),
@@ -109,7 +113,7 @@ def _parts_of(data: Mapping[str, Any]) -> list[PublicPart]:
     for entry in data["parts"]:
         cases, answers = [], {}
         for item in entry["cases"]:
-            args = tuple(named.get(a, a) if type(a) is str else a for a in decode(item["args"]))
+            args = tuple(named.get(a, a) if type(a) is str else a for a in item["args"])
             cases.append(Case(args, item["note"], item["size"]))
             answers[repr(args)] = _answer(item["expected"])
         judge = (entry["judge"][0], entry["judge"][1])
@@ -119,7 +123,7 @@ def _parts_of(data: Mapping[str, Any]) -> list[PublicPart]:
 
 def load_bytes(data: bytes) -> list[PublicPart]:
     """The parts of the data :func:`dump` made."""
-    return _parts_of(json.loads(gzip.decompress(data).decode("utf-8")))
+    return _parts_of(loads(gzip.decompress(data).decode("utf-8")))
 
 
 def load(function: str, folder: Path | None = None) -> list[PublicPart]:
