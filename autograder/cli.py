@@ -32,7 +32,7 @@ from pathlib import Path
 # nbformat's schema never uses. jsonschema treats the package as optional, so do without it here.
 sys.modules.setdefault("rfc3987_syntax", None)  # type: ignore[arg-type]
 
-from . import exports, grading, public_cases, release, report, sample_class  # noqa: E402
+from . import exports, grading, public_cases, release, report, sample_class, submissions  # noqa: E402
 from .course import CourseError, find_course_root  # noqa: E402
 from .limits import parse_size, sandbox_status  # noqa: E402
 from .sandbox import SandboxUnavailable  # noqa: E402
@@ -91,10 +91,10 @@ def cmd_check(args: argparse.Namespace) -> int:
     if not path.is_file():
         raise CourseError(f"no notebook at {path}")
     known = release.assignments(root)
-    assignment = args.assignment or grading.detect_assignment(path, known, root)
+    assignment = args.assignment or submissions.detect_assignment(path, known, root)
     if assignment is None:
         raise CourseError(f"{path} is not a notebook of this course ({', '.join(known)}); pass --assignment")
-    submission = grading.Submission("you", assignment, path)
+    submission = submissions.Submission("you", assignment, path)
     # your own notebook: isolation if available; the public seed (no course secret is made in a learner's copy)
     limits = {"LimitedKernelManager.sandbox": "auto", "JudgeTests.seed": "public", **_limits(args)}
     print(sandbox_status(limits["LimitedKernelManager.sandbox"]))
@@ -117,22 +117,22 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 def cmd_grade(args: argparse.Namespace) -> int:
     root = _course(args)
-    submissions = grading.find_submissions(Path(args.submissions), root, args.assignment)
+    found = submissions.find_submissions(Path(args.submissions), root, args.assignment)
     if args.shard:
         index, count = args.shard
-        submissions = submissions[index - 1 :: count]
+        found = found[index - 1 :: count]
     out = Path(args.out)
     mode = _limits(args).get("LimitedKernelManager.sandbox") or _configured_sandbox(root)
     print(sandbox_status(mode))
     resolve_sandbox(mode)  # grading for marks: refuse without isolation unless --sandbox off
     if args.student:
-        unknown = set(args.student) - {s.student for s in submissions}
+        unknown = set(args.student) - {s.student for s in found}
         if unknown:
             raise CourseError(f"no submission of student {', '.join(sorted(unknown))} under {args.submissions}")
-        submissions = [s for s in submissions if s.student in args.student]
+        found = [s for s in found if s.student in args.student]
     results = grading.grade(
         root,
-        submissions,
+        found,
         out,
         course_dir=root,
         regrade=set(args.student or ()),
@@ -232,12 +232,12 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
         shutil.rmtree(submitted)
     sample_class.build(root, submitted)
-    submissions = grading.find_submissions(submitted, root)
+    found = submissions.find_submissions(submitted, root)
     course_dir = out / "course"
     print(sandbox_status("auto"))  # the bundled class: isolation if available
     results = grading.grade(
         root,
-        submissions,
+        found,
         out,
         course_dir=course_dir,
         jobs=args.jobs,

@@ -25,6 +25,8 @@ from pathlib import Path
 
 import nbformat
 
+from bpe_lab import cells
+
 GRADER_MODULES = ("bpe_ref", "autograder")
 FLAGS = ("grade", "solution", "locked", "points", "task")
 """The nbgrader flags of a cell that only the instructor's notebook decides."""
@@ -52,10 +54,6 @@ def _decode(raw: bytes, problems: list[Problem]) -> str:
     except UnicodeDecodeError as exc:
         problems.append(Problem("repaired", f"the file is not UTF-8 (byte {exc.start}): read as Windows-1252 instead"))
         return raw.decode("cp1252", errors="replace")
-
-
-def _meta(cell) -> dict:
-    return cell.get("metadata", {}).get("nbgrader", {}) or {}
 
 
 def _defined_functions(source: str) -> set[str]:
@@ -194,14 +192,14 @@ def _bound(nb, problems: list[Problem]) -> None:
 
 
 def _repair_cells(nb, source, problems: list[Problem]) -> None:
-    source_cells = {_meta(c)["grade_id"]: c for c in source.cells if _meta(c).get("grade_id")}
+    source_cells = {cells.meta(c)["grade_id"]: c for c in source.cells if cells.meta(c).get("grade_id")}
     seen: dict[str, int] = {}
     for cell in nb.cells:
-        grade_id = _meta(cell).get("grade_id")
+        grade_id = cells.meta(cell).get("grade_id")
         if "nbgrader" in cell.get("metadata", {}) and not isinstance(cell.metadata.nbgrader, dict):
             cell.metadata.pop("nbgrader")
             problems.append(Problem("repaired", "a cell's nbgrader metadata was not a dictionary: removed"))
-        elif _meta(cell) and not grade_id:
+        elif cells.meta(cell) and not grade_id:
             problems.append(Problem("repaired", "a cell has nbgrader metadata without a grade_id: removed"))
             cell.metadata.pop("nbgrader", None)
         elif grade_id and grade_id not in source_cells:
@@ -209,16 +207,16 @@ def _repair_cells(nb, source, problems: list[Problem]) -> None:
             cell.metadata.pop("nbgrader", None)
         elif grade_id:
             seen[grade_id] = seen.get(grade_id, 0) + 1
-    last_copy = {_meta(c).get("grade_id"): i for i, c in enumerate(nb.cells) if _meta(c).get("grade_id")}
+    last_copy = {cells.meta(c).get("grade_id"): i for i, c in enumerate(nb.cells) if cells.meta(c).get("grade_id")}
     for index, cell in enumerate(nb.cells):
-        grade_id = _meta(cell).get("grade_id")
+        grade_id = cells.meta(cell).get("grade_id")
         if grade_id and last_copy[grade_id] != index:
             cell.metadata.pop("nbgrader", None)  # an earlier copy runs as plain code, as in Python
     for cell in nb.cells:  # flags (grade, solution, locked, points...) are the instructor's, whatever the file says
-        grade_id = _meta(cell).get("grade_id")
+        grade_id = cells.meta(cell).get("grade_id")
         if grade_id in source_cells:
-            wanted = _meta(source_cells[grade_id])
-            changed = [k for k in FLAGS if _meta(cell).get(k) != wanted.get(k)]
+            wanted = cells.meta(source_cells[grade_id])
+            changed = [k for k in FLAGS if cells.meta(cell).get(k) != wanted.get(k)]
             if changed:
                 for key in changed:
                     if key in wanted:
@@ -234,12 +232,12 @@ def _repair_cells(nb, source, problems: list[Problem]) -> None:
             )
     # Solution cells whose metadata was stripped: find the student's cell defining the same function.
     for grade_id, src in source_cells.items():
-        meta = _meta(src)
-        if grade_id in seen or not meta.get("solution") or src.cell_type != "code":
+        meta = cells.meta(src)
+        if grade_id in seen or not cells.is_solution(src) or src.cell_type != "code":
             continue
         wanted = _defined_functions(src.source) or {grade_id}
         for cell in nb.cells:
-            if cell.cell_type == "code" and not _meta(cell) and wanted & _defined_functions(cell.source):
+            if cell.cell_type == "code" and not cells.meta(cell) and wanted & _defined_functions(cell.source):
                 cell.metadata["nbgrader"] = copy.deepcopy(dict(meta))
                 problems.append(
                     Problem("repaired", f"the cell defining {sorted(wanted)[0]}() had lost its nbgrader metadata")
@@ -249,17 +247,12 @@ def _repair_cells(nb, source, problems: list[Problem]) -> None:
         else:
             problems.append(Problem("repaired", f"solution cell {grade_id!r} is missing: graded as unanswered"))
     for grade_id, src in source_cells.items():
-        meta = _meta(src)
-        if meta.get("grade") and not meta.get("solution") and grade_id not in seen:
+        if cells.is_test(src) and grade_id not in seen:
             problems.append(Problem("repaired", f"test cell {grade_id!r} was deleted: put back and graded"))
     for cell in nb.cells:
-        grade_id = _meta(cell).get("grade_id")
+        grade_id = cells.meta(cell).get("grade_id")
         src = source_cells.get(grade_id)
-        if (
-            src is not None
-            and cell.cell_type != src.cell_type
-            and (_meta(src).get("grade") or _meta(src).get("solution"))
-        ):
+        if src is not None and cell.cell_type != src.cell_type and (cells.is_graded(src) or cells.is_solution(src)):
             problems.append(
                 Problem("repaired", f"cell {grade_id!r} was changed to {cell.cell_type}: restored as {src.cell_type}")
             )
@@ -287,19 +280,16 @@ def scan_integrity(nb, source=None) -> list[Problem]:
     replaced = None
     if source is not None:
         replaced = {
-            _meta(c)["grade_id"]
-            for c in source.cells
-            if _meta(c).get("grade_id")
-            and (_meta(c).get("locked") or _meta(c).get("grade") and not _meta(c).get("solution"))
+            cells.grade_id(c) for c in source.cells if cells.grade_id(c) and (cells.is_locked(c) or cells.is_test(c))
         }
     found: list[Problem] = []
     for number, cell in enumerate(nb.cells, 1):
-        meta = _meta(cell)
+        meta = cells.meta(cell)
         if cell.cell_type != "code":
             continue
         if replaced is not None and meta.get("grade_id") in replaced:
             continue  # nbgrader puts the instructor's source back before grading
-        if replaced is None and ((meta.get("grade") and not meta.get("solution")) or meta.get("locked")):
+        if replaced is None and (cells.is_test(cell) or cells.is_locked(cell)):
             continue
         name = f"cell {meta['grade_id']!r}" if meta.get("grade_id") else f"cell {number}"
         try:
@@ -317,10 +307,6 @@ def scan_integrity(nb, source=None) -> list[Problem]:
 _MAGIC = re.compile(r"(\s*)(?:[%!]|[\w.]+\s*=\s*[%!]|\?{1,2}[\w.]+\s*$|[\w.]+\?{1,2}\s*$)")
 """A line of IPython syntax: ``%magic``, ``!shell``, ``x = %magic``, ``x = !shell``, ``?help``, ``obj??``."""
 _RUN_BODY = {"time", "timeit", "capture", "prun"}
-
-
-def _is_test(meta: dict) -> bool:
-    return bool(meta.get("grade") and not meta.get("solution"))
 
 
 def _statement_starts(lines: list[str]):

@@ -16,11 +16,12 @@ What differs, on purpose: time. ``check`` gives a submission's cells seconds whe
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import nbformat
 
-from . import doctor, grading
+from bpe_lab import cells as nbcells
+
+from . import doctor, grading, submissions
 from .course import load_config
 from .judge import judge_cells, kernel_limits, worker_session
 
@@ -32,13 +33,9 @@ def _source_notebook(course_root: Path, assignment: str) -> Path:
     return course_root / "solutions" / assignment / f"{assignment}.ipynb"
 
 
-def _meta(cell: Any) -> dict:
-    return cell.get("metadata", {}).get("nbgrader", {})
-
-
 def check_notebook(
     course_root: Path,
-    submission: grading.Submission,
+    submission: submissions.Submission,
     *,
     overrides: dict | None = None,
     timeouts: dict[str, float] | None = None,
@@ -56,7 +53,8 @@ def check_notebook(
         A :class:`autograder.grading.Result`; ``error`` is set when the notebook cannot be read.
 
     Example:
-        >>> check_notebook(root, grading.Submission("you", "01_pair_counts_and_merge", path)).score  # doctest: +SKIP
+        >>> you = submissions.Submission("you", "01_pair_counts_and_merge", path)
+        >>> check_notebook(root, you).score  # doctest: +SKIP
         8.0
     """
     overrides = dict(overrides or {})
@@ -70,16 +68,12 @@ def check_notebook(
     if nb is None:
         result.error = "; ".join(p.text for p in problems if p.kind == "fatal")
         return result
-    source = {_meta(c).get("grade_id"): c for c in nbformat.read(source_path, 4).cells if _meta(c)}
-    tests: dict[str, str] = {}
-    for grade_id, cell in source.items():
-        meta = _meta(cell)
-        if meta.get("grade") and not meta.get("solution") and cell.cell_type == "code":
-            tests[grade_id] = cell.source
+    source = {nbcells.grade_id(c): c for c in nbformat.read(source_path, 4).cells if nbcells.meta(c)}
+    tests = {grade_id: cell.source for grade_id, cell in source.items() if nbcells.is_test(cell)}
     for cell in nb.cells:  # nbgrader's OverwriteCells: locked and test cells as the source notebook has them
-        original = source.get(_meta(cell).get("grade_id"))
-        if original is not None and (_meta(original).get("locked") or _meta(original).get("grade")):
-            if not _meta(original).get("solution"):
+        original = source.get(nbcells.grade_id(cell))
+        if original is not None and (nbcells.is_locked(original) or nbcells.is_graded(original)):
+            if not nbcells.is_solution(original):
                 cell.source, cell.cell_type = original.source, original.cell_type
     limits = kernel_limits(load_config(course_root), overrides)
     with worker_session(limits, folder=str(submission.path.parent), **timeouts) as session:
@@ -87,10 +81,9 @@ def check_notebook(
     exercise_of = grading.exercises(course_root, submission.assignment)
     for index, cell in enumerate(nb.cells):
         cell.outputs = outputs.get(index, []) if cell.get("cell_type") == "code" else []
-        meta = _meta(cell)
-        grade_id = meta.get("grade_id")
+        grade_id = nbcells.grade_id(cell)
         if grade_id in tests:
-            points = float(_meta(source[grade_id]).get("points", 0))
+            points = nbcells.points(source[grade_id])
             failed = any(  # nbgrader's determine_grade: an error or anything on stderr scores nothing
                 o.get("output_type") == "error" or (o.get("output_type") == "stream" and o.get("name") == "stderr")
                 for o in cell.outputs
@@ -100,13 +93,13 @@ def check_notebook(
                     grade_id,
                     0.0 if failed else points,
                     points,
-                    grading.error_message(cell),
+                    nbcells.error_message(cell),
                     exercise_of.get(grade_id, grade_id),
-                    grading.where_lines(cell),
+                    nbcells.where_lines(cell),
                 )
             )
-        elif meta.get("solution") and cell.get("cell_type") == "code":
-            message = grading.error_message(cell)
+        elif nbcells.is_solution(cell) and cell.get("cell_type") == "code":
+            message = nbcells.error_message(cell)
             if message and not message.startswith("NotImplementedError"):
                 result.solution_errors.append(f"{grade_id}: {message.splitlines()[0][:200]}")
     return result

@@ -12,7 +12,7 @@ test cell's asserts and the hidden checks compare real values with :mod:`bpe_ref
 student's code never touches.
 
 :class:`JudgeTests` is the nbgrader preprocessor that puts this into ``autograde``: it runs after the kernel
-(which skips the test cells, see :class:`autograder.limits.LimitedExecute`) and writes each test cell's
+(which skips the test cells, see :class:`autograder.execute.LimitedExecute`) and writes each test cell's
 outputs, from which nbgrader's ``SaveAutoGrades`` takes the score as usual.
 """
 
@@ -41,13 +41,15 @@ from nbgrader.api import Gradebook
 from nbgrader.preprocessors import NbGraderPreprocessor
 from traitlets import Bool, Float, List, Unicode
 
+from bpe_lab import cells as cells_
 from bpe_lab import codec
 from bpe_lab.codec import Unreadable, encode
 from bpe_lab.harness import timed_out_in
 
 from . import cases, sandbox
 from .doctor import python_of
-from .limits import KEPT_ENVIRONMENT, Cgroup, LimitedKernelManager, joined_command, limited_command
+from .kernel import LimitedKernelManager
+from .limits import KEPT_ENVIRONMENT, Cgroup, joined_command, limited_command
 
 
 def _worker_source() -> str:
@@ -535,7 +537,7 @@ def judge_cells(cells: list[NotebookNode], tests: Mapping[str, str], session: Se
     for index, cell in enumerate(cells):
         if cell.get("cell_type") != "code":
             continue
-        grade_id = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
+        grade_id = cells_.grade_id(cell)
         if grade_id in tests:  # judged by the trusted source, whatever the submission's cell holds
             try:
                 results[index] = run_test_cell(session, python_of(tests[grade_id]))
@@ -659,7 +661,7 @@ class JudgeTests(NbGraderPreprocessor):
             for index, outputs in judged.items():
                 cell = nb.cells[index]
                 ran_in_kernel = cell.get("execution_count") is not None or cell.outputs
-                if cell.metadata.get("nbgrader", {}).get("grade_id") in tests or not ran_in_kernel:
+                if cells_.grade_id(cell) in tests or not ran_in_kernel:
                     cell.outputs = outputs  # other cells keep the kernel's outputs, when it ran them
                 elif _instructors(cell):
                     pass  # a locked cell of the course (a chart): what it does for grading is not the student's
@@ -677,8 +679,7 @@ class JudgeTests(NbGraderPreprocessor):
 
 def _instructors(cell: NotebookNode) -> bool:
     """A locked cell of the course that is neither a solution nor a test (a chart, a demo)."""
-    meta = cell.get("metadata", {}).get("nbgrader", {})
-    return bool(meta.get("locked")) and not meta.get("solution") and not meta.get("grade")
+    return cells_.is_locked(cell) and not cells_.is_solution(cell) and not cells_.is_graded(cell)
 
 
 def _solution_ids(notebook: Any) -> set[str]:

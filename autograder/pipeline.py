@@ -55,7 +55,7 @@ SANITIZE = [
     "nbgrader.preprocessors.CheckCellMetadata",
 ]
 AUTOGRADE = [
-    "autograder.limits.LimitedExecute",
+    "autograder.execute.LimitedExecute",
     "autograder.judge.JudgeTests",
     "nbgrader.preprocessors.IgnorePattern",
     "nbconvert.preprocessors.ClearMetadataPreprocessor",

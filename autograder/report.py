@@ -29,9 +29,10 @@ from pathlib import Path
 
 import nbformat
 
+from bpe_lab import cells
+
 from . import doctor
 from .course import CourseError
-from .grading import error_message
 
 _FAILURE_PREFIXES = ("CheckFailed: ", "ExampleFailed: ", "AssertionError: ")
 _CALL = re.compile(r"[A-Za-z_]\w*\(.*\)", re.S)
@@ -289,9 +290,8 @@ def _messages(nb) -> dict[str, str]:
     """``{grade_id: failure message}`` of the test cells of an autograded notebook (the last copy of an id wins)."""
     found: dict[str, str] = {}
     for cell in nb.cells if nb is not None else []:
-        meta = cell.get("metadata", {}).get("nbgrader", {}) or {}
-        if meta.get("grade") and cell.get("cell_type") == "code" and isinstance(meta.get("grade_id"), str):
-            found[meta["grade_id"]] = error_message(cell)
+        if cells.is_graded(cell) and cell.get("cell_type") == "code" and cells.grade_id(cell):
+            found[cells.grade_id(cell)] = cells.error_message(cell)
     return found
 
 

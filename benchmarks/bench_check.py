@@ -3,7 +3,10 @@
 For each notebook (the solution notebook of each assignment by default), median of R runs:
 
 * ``nbconvert``: ``jupyter nbconvert --to notebook --execute`` of the notebook, the baseline (what "run all" costs);
-* ``check``: ``python -m autograder check NOTEBOOK`` (the CLI, start-up included), and its ratio to the baseline;
+* ``bpe-lab``: ``python -m bpe_lab check NOTEBOOK``, the learner's command-line check (start-up included): the
+  notebook's definitions in a fresh process, then the public cases with their expected answers; its ratio;
+* ``check``: ``python -m autograder check NOTEBOOK``, the instructor's (scored as ``grade`` does, in the sandboxed
+  worker), and its ratio to the baseline;
 * ``in-notebook``: every ``check("...")`` of the notebook in one live Python process (the kernel's work once the
   notebook's functions are defined), first call and again, and its ratio to the baseline.
 
@@ -39,7 +42,7 @@ import nbformat  # noqa: E402
 
 from autograder import sample_class  # noqa: E402
 from autograder.course import assignments  # noqa: E402
-from bpe_lab import harness, selfcheck  # noqa: E402
+from bpe_lab import cells, harness, selfcheck  # noqa: E402
 
 ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
 LOOP_TIMEOUT = 120  # nbgrader_config.py: c.Execute.timeout
@@ -65,6 +68,10 @@ def nbconvert(path: Path, cell_timeout: int | None = None) -> float:
     return _wall(command)[0]
 
 
+def lab_cli(path: Path) -> tuple[float, int]:
+    return _wall([sys.executable, "-m", "bpe_lab", "check", str(path)])
+
+
 def check_cli(path: Path) -> tuple[float, int]:
     return _wall([sys.executable, "-m", "autograder", "check", str(path)])
 
@@ -75,12 +82,11 @@ def in_notebook(path: Path) -> tuple[float, float]:
     namespace: dict = {"__name__": "__main__"}
     names = []
     for cell in nb.cells:
-        meta = cell.metadata.get("nbgrader", {})
-        if cell.cell_type == "code" and (meta.get("solution") or meta.get("grade_id", "").startswith("given")):
+        if cell.cell_type == "code" and (cells.is_solution(cell) or cells.grade_id(cell).startswith("given")):
             with contextlib.redirect_stdout(io.StringIO()):
                 exec(cell.source, namespace)
-        if meta.get("grade_id", "").startswith("check_"):
-            names.append(meta["grade_id"][len("check_") :])
+        if cells.grade_id(cell).startswith("check_"):
+            names.append(cells.grade_id(cell)[len("check_") :])
     times = []
     for _ in range(2):
         start = time.process_time()
@@ -111,24 +117,30 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     chosen = args.notebooks or assignments(ROOT)
     print(f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs; median of {args.runs} runs\n")
-    head = f"{'notebook':<26}{'nbconvert':>10}{'cpu':>7}{'check':>8}{'cpu':>7}{'ratio':>7}"
+    head = f"{'notebook':<26}{'nbconvert':>10}{'cpu':>7}{'bpe-lab':>9}{'cpu':>7}{'ratio':>7}"
+    head += f"{'check':>8}{'cpu':>7}{'ratio':>7}"
     head += f"{'in-notebook cpu':>17}{'again':>7}"
     print(head)
     for assignment in chosen:
         path = ROOT / "solutions" / assignment / f"{assignment}.ipynb"
         base = statistics.median(nbconvert(path) for _ in range(args.runs))
         base_cpu = statistics.median(CPU[-args.runs :])
+        lab = statistics.median(lab_cli(path)[0] for _ in range(args.runs))
+        lab_cpu = statistics.median(CPU[-args.runs :])
         cli = statistics.median(check_cli(path)[0] for _ in range(args.runs))
         cli_cpu = statistics.median(CPU[-args.runs :])
         harness.forget_timeouts()
         first, again = in_notebook(path)
         print(
-            f"{assignment:<26}{base:>9.2f}s{base_cpu:>6.2f}s{cli:>7.2f}s{cli_cpu:>6.2f}s{cli / base:>6.2f}x"
+            f"{assignment:<26}{base:>9.2f}s{base_cpu:>6.2f}s{lab:>8.2f}s{lab_cpu:>6.2f}s{lab / base:>6.2f}x"
+            f"{cli:>7.2f}s{cli_cpu:>6.2f}s{cli / base:>6.2f}x"
             f"{first:>16.2f}s{again:>6.2f}s"
         )
     if not args.no_loop:
         with tempfile.TemporaryDirectory() as tmp:
             path = endless_loop_notebook(Path(tmp))
+            lab, lab_code = lab_cli(path)
+            lab_loop_cpu = CPU[-1]
             cli, code = check_cli(path)
             loop_cpu = CPU[-1]
             base = nbconvert(path, LOOP_TIMEOUT)
@@ -136,6 +148,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{'notebook':<26}{'nbconvert':>10}{'check':>8}{'cpu':>7}{'ratio':>8}")
         row = f"{'01 merge loops forever':<26}{base:>9.2f}s{cli:>7.2f}s{loop_cpu:>6.2f}s{cli / base:>7.3f}x"
         print(f"{row}  (check exit {code})")
+        row = f"{'  the same, bpe-lab check':<26}{base:>9.2f}s{lab:>7.2f}s{lab_loop_cpu:>6.2f}s{lab / base:>7.3f}x"
+        print(f"{row}  (bpe-lab exit {lab_code})")
     return 0
 
 

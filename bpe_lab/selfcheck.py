@@ -17,7 +17,7 @@ import copy
 import os
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from . import expected
@@ -275,7 +275,7 @@ def _passing(name: str, namespace: dict[str, Any]) -> Callable[..., Any]:
     return namespace[name]
 
 
-def check(name: str, fn: Callable[..., Any] | None = None) -> None:
+def check(name: str, fn: Callable[..., Any] | None = None, namespace: Mapping[str, Any] | None = None) -> None:
     """Run the checks of the function ``name`` here, on the course's public cases, with their expected answers.
 
     The cases and answers are data of this package (:mod:`bpe_lab.expected`), made from the course's reference by
@@ -285,7 +285,9 @@ def check(name: str, fn: Callable[..., Any] | None = None) -> None:
 
     Args:
         name: a graded function, e.g. ``"merge"``.
-        fn: the function to check; by default the one of that name where ``check`` is called (the notebook).
+        fn: the function to check; by default the one of that name in ``namespace``.
+        namespace: the notebook's names (where ``fn``, and ``apply_bpe`` and ``encode`` for
+            ``disagreeing_merges``, are found); by default those where ``check`` is called.
 
     Raises:
         CheckFailed: the first failing case's three lines (call, expected, returned), as ``grade`` shows them.
@@ -302,8 +304,10 @@ def check(name: str, fn: Callable[..., Any] | None = None) -> None:
         return
     if name not in HIDDEN_CHECKS:
         raise KeyError(f"{name!r} is not a graded function; use one of {', '.join(HIDDEN_CHECKS)}")
-    caller = sys._getframe(1)
-    namespace = {**caller.f_globals, **caller.f_locals}
+    if namespace is None:
+        caller = sys._getframe(1)
+        namespace = {**caller.f_globals, **caller.f_locals}
+    namespace = dict(namespace)
     if fn is None:
         if name not in namespace:
             raise NameError(f"define {name} first (run its cell), then check it")

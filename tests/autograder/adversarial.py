@@ -824,9 +824,9 @@ LIMITS = {
 
 def run_grade(course_root, class_folder, out, *, sandbox="required", jobs=2):
     """Grade ``class_folder`` with :func:`autograder.grading.grade`; returns ``{student: Result}``."""
-    from autograder import grading
+    from autograder import grading, submissions
 
-    submissions = grading.find_submissions(Path(class_folder), Path(course_root))
+    submissions = submissions.find_submissions(Path(class_folder), Path(course_root))
     limits = {**LIMITS, "LimitedKernelManager.sandbox": sandbox}
     results = grading.grade(Path(course_root), submissions, Path(out), jobs=jobs, resume=False, limits=limits)
     return {r.submission.student: r for r in results}
@@ -835,7 +835,7 @@ def run_grade(course_root, class_folder, out, *, sandbox="required", jobs=2):
 PIPELINE = """
 # the course's pipeline, as autograder.course.Workspace.config sets it (until nbgrader_config.py does, issue #11)
 from autograder.judge import JudgeTests
-from autograder.limits import LimitedExecute
+from autograder.execute import LimitedExecute
 c.Autograde.autograde_preprocessors = [
     LimitedExecute, JudgeTests, "nbgrader.preprocessors.IgnorePattern",
     "nbconvert.preprocessors.ClearMetadataPreprocessor", "nbgrader.preprocessors.LimitOutput",

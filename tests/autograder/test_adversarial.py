@@ -11,7 +11,7 @@ import os
 import nbformat
 import pytest
 
-from autograder import grading, sample_class
+from autograder import sample_class, submissions
 from autograder.course import CourseError
 from autograder.sandbox import bubblewrap
 
@@ -198,7 +198,7 @@ def test_a_class_folder_attack_is_refused_naming_the_files(course_root, tmp_path
 
     folder = adversarial.build_class_attack(course_root, tmp_path / "class", attack)
     with pytest.raises(CourseError, match="symbolic link|both give student id"):
-        grading.find_submissions(folder, course_root)
+        submissions.find_submissions(folder, course_root)
     assert main(["--course", str(course_root), "grade", str(folder), "--out", str(tmp_path / "out")]) == 2
     assert not (tmp_path / "out" / "grades.csv").exists()
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder import fastcheck, grading, sample_class
+from autograder import fastcheck, sample_class, submissions
 from bpe_lab.harness import forget_timeouts
 
 from .expected_scores import EXPECTED
@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parents[2]
 def sample(tmp_path_factory):
     folder = tmp_path_factory.mktemp("sample")
     sample_class.build(ROOT, folder)
-    return grading.find_submissions(folder, ROOT)
+    return submissions.find_submissions(folder, ROOT)
 
 
 def test_every_sample_notebook_gets_the_scores_grade_gives(sample):
@@ -48,7 +48,7 @@ def test_a_notebook_that_loops_forever_costs_seconds_and_names_the_input(tmp_pat
     path = tmp_path / f"{assignment}.ipynb"
     nbformat.write(sample_class.fill(release, answers), path)
     forget_timeouts()
-    result = fastcheck.check_notebook(ROOT, grading.Submission("you", assignment, path))
+    result = fastcheck.check_notebook(ROOT, submissions.Submission("you", assignment, path))
     merge_cells = [c for c in result.cells if c.exercise == "merge"]
     assert [c.points for c in merge_cells] == [0.0, 0.0]
     first, second = (c.message.splitlines() for c in merge_cells)

@@ -5,7 +5,7 @@ import shutil
 
 import pytest
 
-from autograder import grading
+from autograder import grading, submissions
 from autograder.course import CourseError
 
 ASSIGNMENT = "01_pair_counts_and_merge"
@@ -26,7 +26,7 @@ def honest_class(course_root, tmp_path):
 
 
 def test_an_honest_class_is_found_with_one_id_per_student(course_root, honest_class):
-    found = grading.find_submissions(honest_class, course_root)
+    found = submissions.find_submissions(honest_class, course_root)
     assert [(s.student, s.assignment) for s in found] == [("ada", ASSIGNMENT), ("bob", ASSIGNMENT)]
 
 
@@ -48,7 +48,7 @@ def test_a_symbolic_link_at_any_level_is_refused_naming_it(course_root, honest_c
         link, target = honest_class / "mallory.ipynb", ada / f"{ASSIGNMENT}.ipynb"
     os.symlink(target, link)
     with pytest.raises(CourseError, match="refusing symbolic links") as caught:
-        grading.find_submissions(honest_class, course_root)
+        submissions.find_submissions(honest_class, course_root)
     assert str(link) in str(caught.value)
 
 
@@ -56,14 +56,14 @@ def test_a_symbolic_link_at_any_level_is_refused_naming_it(course_root, honest_c
 def test_two_names_that_give_one_id_are_an_error_naming_both_files(course_root, honest_class, other):
     clash = _notebook(course_root, honest_class / other / ASSIGNMENT / f"{ASSIGNMENT}.ipynb")
     with pytest.raises(CourseError, match="both give student id") as caught:
-        grading.find_submissions(honest_class, course_root)
+        submissions.find_submissions(honest_class, course_root)
     assert str(clash) in str(caught.value) and str(honest_class / "ada" / ASSIGNMENT) in str(caught.value)
 
 
 def test_a_flat_file_and_a_folder_for_one_student_are_an_error(course_root, honest_class):
     _notebook(course_root, honest_class / f"ada{ASSIGNMENT}.ipynb")
     with pytest.raises(CourseError, match="both give student id 'ada'"):
-        grading.find_submissions(honest_class, course_root)
+        submissions.find_submissions(honest_class, course_root)
 
 
 def test_the_batch_config_names_the_course_secret_and_no_paths_to_hide(course_root, tmp_path):

@@ -8,7 +8,8 @@ import pytest
 
 from autograder import sandbox
 from autograder.cli import main
-from autograder.limits import Cgroup, LimitedKernelManager, joined_command, limited_command
+from autograder.kernel import LimitedKernelManager
+from autograder.limits import Cgroup, joined_command, limited_command
 
 BWRAP = sandbox.bubblewrap()
 needs_bwrap = pytest.mark.skipif(BWRAP is None, reason="bubblewrap is not available here")

@@ -20,7 +20,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder import grading, sample_class
+from autograder import grading, sample_class, submissions
 from autograder.course import make_course_directory
 
 from .test_jupyterlab import CHROMIUM, CHROMIUM_ARGS, SHOTS, free_port, playwright_api, step
@@ -41,7 +41,7 @@ def formgrader(tmp_path_factory):
         path.parent.mkdir(parents=True)
         nbformat.write(sample_class.fill(release, sample_class.students()[ASSIGNMENT][student]), path)
     course = make_course_directory(ROOT, base / "course").path
-    results = grading.grade(ROOT, grading.find_submissions(inbox, ROOT), base / "out", course_dir=course, jobs=2)
+    results = grading.grade(ROOT, submissions.find_submissions(inbox, ROOT), base / "out", course_dir=course, jobs=2)
     assert {r.submission.student: r.score for r in results} == STUDENTS
     port, token = free_port(), secrets.token_hex(16)
     env = {k: v for k, v in os.environ.items() if k != "NBGRADER_EXECUTION"}

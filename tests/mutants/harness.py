@@ -52,6 +52,7 @@ from typing import Any
 import nbformat
 
 from autograder import cases, grading, sample_class, spec
+from autograder import submissions as class_folder
 from bpe_lab import harness
 
 from . import m01, m02, m03, m04, m05
@@ -309,7 +310,7 @@ def grade_through_nbgrader(subs: list[Submission], out: Path, jobs: int = 2) -> 
     """
     folder = out / "submitted"
     write_submissions(subs, folder)
-    found = grading.find_submissions(folder, ROOT)
+    found = class_folder.find_submissions(folder, ROOT)
     # the public seed, as the in-process run uses (grading for marks derives one per student)
     results = grading.grade(
         ROOT, found, out / "graded", feedback=False, jobs=jobs, resume=False, limits={"JudgeTests.seed": "public"}

@@ -1,0 +1,8 @@
+"""``python -m bpe_lab``: see :mod:`bpe_lab.cli`."""
+
+import sys
+
+from .cli import main
+
+if __name__ == "__main__":
+    sys.exit(main())

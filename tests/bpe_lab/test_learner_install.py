@@ -1,0 +1,143 @@
+"""The learner's install alone: no answer key on disk, yet every release notebook runs with its charts and checks.
+
+The environment (:mod:`tests.bpe_lab.learner_env`) is a fresh venv holding the learner's wheel and the
+dependencies its ``learner/pyproject.toml`` names, nothing else. The notebooks run in a kernel of that venv.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import subprocess
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from autograder import sample_class
+from autograder.course import assignments
+from bpe_lab.selfcheck import HIDDEN_CHECKS
+
+from . import learner_env
+
+pytestmark = pytest.mark.slow
+COURSE = learner_env.COURSE
+ASSIGNMENTS = assignments(COURSE)
+GRADED = set(HIDDEN_CHECKS)
+
+RUN = r"""
+import sys
+import nbformat
+from nbclient import NotebookClient
+
+nb = nbformat.read(sys.argv[1], 4)
+NotebookClient(nb, kernel_name="bpe-learner", timeout=300, allow_errors=True,
+               resources={"metadata": {"path": sys.argv[3]}}).execute()
+nbformat.write(nb, sys.argv[2])
+"""
+
+
+@pytest.fixture(scope="module")
+def learner_python(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The Python of a fresh venv with only the learner's install."""
+    return learner_env.build(tmp_path_factory.mktemp("learner") / "venv")
+
+
+def _run(python: Path, *args: str, cwd: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([str(python), *args], capture_output=True, text=True, cwd=cwd, timeout=900)
+
+
+def _execute(python: Path, nb: nbformat.NotebookNode, where: Path) -> nbformat.NotebookNode:
+    where.mkdir(parents=True, exist_ok=True)
+    source, executed = where / "in.ipynb", where / "out.ipynb"
+    nbformat.write(nb, source)
+    done = _run(python, "-c", RUN, str(source), str(executed), str(where), cwd=where)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return nbformat.read(executed, 4)
+
+
+def _release(assignment: str) -> nbformat.NotebookNode:
+    return nbformat.read(COURSE / "notebooks" / assignment / f"{assignment}.ipynb", 4)
+
+
+def _finished(assignment: str) -> nbformat.NotebookNode:
+    """The release notebook with every exercise done as the course's solutions do it (no hidden tests)."""
+    solutions = nbformat.read(COURSE / "solutions" / assignment / f"{assignment}.ipynb", 4)
+    answers = {
+        c.metadata["nbgrader"]["grade_id"]: c.source
+        for c in solutions.cells
+        if c.metadata.get("nbgrader", {}).get("solution")
+    }
+    return sample_class.fill(_release(assignment), answers)
+
+
+def _grade_id(cell: nbformat.NotebookNode) -> str:
+    return str(cell.metadata.get("nbgrader", {}).get("grade_id", ""))
+
+
+def _errors(nb: nbformat.NotebookNode) -> list[tuple[str, str, str]]:
+    return [
+        (_grade_id(cell), out.get("ename", ""), out.get("evalue", ""))
+        for cell in nb.cells
+        if cell.cell_type == "code"
+        for out in cell.outputs
+        if out.output_type == "error"
+    ]
+
+
+def _drew(cell: nbformat.NotebookNode) -> bool:
+    shown = ("image/png", "image/svg+xml", "application/vnd.jupyter.widget-view+json", "text/html")
+    return any(out.output_type == "display_data" and set(out.get("data", {})) & set(shown) for out in cell.outputs)
+
+
+def test_the_answer_key_is_not_importable_there(learner_python: Path, tmp_path: Path) -> None:
+    names = ("bpe_ref", "autograder", "tiktoken", "nbgrader")
+    probe = f"import importlib.util as u; print([n for n in {names!r} if u.find_spec(n)])"
+    done = _run(learner_python, "-c", probe, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"
+    imported = _run(learner_python, "-c", "import bpe_ref", cwd=tmp_path)
+    assert "ModuleNotFoundError: No module named 'bpe_ref'" in imported.stderr
+
+
+def test_no_graded_function_is_implemented_in_the_toolkit(learner_python: Path, tmp_path: Path) -> None:
+    where = _run(learner_python, "-c", "import bpe_lab, os; print(os.path.dirname(bpe_lab.__file__))", cwd=tmp_path)
+    package = Path(where.stdout.strip())
+    assert package.is_dir() and "site-packages" in str(package), where.stderr
+    defined = {
+        (path.name, node.name)
+        for path in package.rglob("*.py")
+        for node in ast.walk(ast.parse(path.read_text("utf-8")))
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name in GRADED
+    }
+    assert defined == set()
+
+
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_a_release_notebook_runs_top_to_bottom_with_its_charts(
+    learner_python: Path, tmp_path: Path, assignment: str
+) -> None:
+    """As a learner first opens it: every error is an exercise not done yet, and every chart draws."""
+    nb = _execute(learner_python, _release(assignment), tmp_path / assignment)
+    for grade_id, ename, evalue in _errors(nb):
+        assert ename == "NotImplementedError" or "NotImplementedError" in evalue, (grade_id, ename, evalue)
+    charts = [cell for cell in nb.cells if _grade_id(cell).startswith("chart_")]
+    assert charts and all(_drew(cell) for cell in charts), [_grade_id(c) for c in charts if not _drew(c)]
+
+
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_a_finished_notebook_runs_clean_and_its_checks_pass(
+    learner_python: Path, tmp_path: Path, assignment: str
+) -> None:
+    nb = _execute(learner_python, _finished(assignment), tmp_path / assignment)
+    assert _errors(nb) == []
+    checks = [cell for cell in nb.cells if _grade_id(cell).startswith("check_")]
+    said = ["".join(out.get("text", "") for out in cell.outputs) for cell in checks]
+    assert checks and all("pass" in text for text in said), said
+    assert all(_drew(cell) for cell in nb.cells if _grade_id(cell).startswith("chart_"))
+    path = tmp_path / f"{assignment}.ipynb"
+    nbformat.write(_finished(assignment), path)
+    cli = _run(learner_python, "-m", "bpe_lab", "check", str(path), cwd=tmp_path)
+    assert cli.returncode == 0, cli.stdout + cli.stderr
+    report = json.dumps(cli.stdout)
+    assert "FAIL" not in report
