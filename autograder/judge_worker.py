@@ -27,7 +27,7 @@ import os
 import sys
 import types
 
-from bpe_lab.codec import decode, encode  # judge.WORKER_SOURCE puts the codec's text here instead
+from bpe_lab.codec import pack, unpack  # judge.WORKER_SOURCE puts the codec's text here instead
 
 BLOCKED = ("bpe_ref", "autograder", "bpe_lab")
 
@@ -154,13 +154,13 @@ def main():
                     found[name] = {"kind": "function"}
                 else:
                     try:
-                        found[name] = {"kind": "value", "value": encode(namespace[name])}
+                        found[name] = {"kind": "value", "value": pack(namespace[name])}
                     except BaseException:
                         found[name] = {"kind": "unreadable", "value": describe(namespace[name])}
             reply({"names": found})
         elif op == "call":
-            args = [decode(a) for a in request["args"]]
-            kwargs = {k: decode(v) for k, v in request["kwargs"].items()}
+            args = [unpack(a) for a in request["args"]]
+            kwargs = {k: unpack(v) for k, v in request["kwargs"].items()}
             try:
                 value = namespace[request["name"]](*args, **kwargs)
             except BaseException as exc:  # reported; the grader decides what it means
@@ -168,8 +168,8 @@ def main():
                 continue
             alias = next((i for i, a in enumerate(args) if value is a), None)
             try:
-                answer = {"value": None if alias is not None else encode(value), "alias": alias}
-                answer["args_after"] = [encode(a) for a in args]
+                answer = {"value": None if alias is not None else pack(value), "alias": alias}
+                answer["args_after"] = [pack(a) for a in args]
             except BaseException:
                 reply({"unreadable": describe(value)})
                 continue

@@ -1,15 +1,15 @@
 """Plain data as JSON with tags for what JSON lacks: the one codec of the course (standard library only).
 
 It carries a learner's arguments and answers between the grader and its worker process
-(:mod:`autograder.judge_worker`, which runs this module's text in front of its own: it cannot import packages),
+(:mod:`autograder.judge_worker`, which gets this text in place of its import line: it cannot import packages),
 and the expected answers of the public cases that :func:`bpe_lab.selfcheck.check` reads
 (:mod:`bpe_lab.expected`). Tags: ``{"t": [...]}`` a tuple, ``{"d": [[key, value], ...]}`` a dict (any mapping,
 in its order), ``{"s": [...]}`` a set, ``{"b": "..."}`` bytes (as latin-1 text).
 
 Example:
-    >>> encode({("a", "b"): 2})
+    >>> pack({("a", "b"): 2})
     {'d': [[{'t': ['a', 'b']}, 2]]}
-    >>> decode(encode({("a", "b"): 2, "x": {b"ab"}}))
+    >>> unpack(pack({("a", "b"): 2, "x": {b"ab"}}))
     {('a', 'b'): 2, 'x': {b'ab'}}
 """
 
@@ -18,14 +18,14 @@ import collections.abc
 import json
 
 MAX_DEPTH = 60
-"""How deeply nested a value :func:`encode` takes."""
+"""How deeply nested a value :func:`pack` takes."""
 
 
 class Unreadable(Exception):
     """A value that is not plain data (a generator, a lambda, an object of the student's own class)."""
 
 
-def encode(value, depth=0):
+def pack(value, depth=0):
     """``value`` (plain data: None, bool, int, float, str, tuple, list, mapping, set, bytes) as JSON-ready data.
 
     A subclass of a built-in type is encoded as that type (a ``Counter`` as a dict, a ``str`` subclass as a str).
@@ -46,20 +46,20 @@ def encode(value, depth=0):
     if isinstance(value, str):
         return str(value)
     if isinstance(value, tuple):
-        return {"t": [encode(v, depth + 1) for v in value]}
+        return {"t": [pack(v, depth + 1) for v in value]}
     if isinstance(value, list):
-        return [encode(v, depth + 1) for v in value]
+        return [pack(v, depth + 1) for v in value]
     if isinstance(value, collections.abc.Mapping):
-        return {"d": [[encode(k, depth + 1), encode(value[k], depth + 1)] for k in value]}
+        return {"d": [[pack(k, depth + 1), pack(value[k], depth + 1)] for k in value]}
     if isinstance(value, (set, frozenset)):
-        return {"s": [encode(v, depth + 1) for v in value]}
+        return {"s": [pack(v, depth + 1) for v in value]}
     if isinstance(value, (bytes, bytearray)):
         return {"b": bytes(value).decode("latin-1")}
     raise Unreadable(type(value).__name__)
 
 
-def decode(data):
-    """The value :func:`encode` made ``data`` from (trusted data: the grader's own; see ``judge.decode_answer``).
+def unpack(data):
+    """The value :func:`pack` made ``data`` from (trusted data: the grader's own; see ``judge.decode_answer``).
 
     Raises:
         ValueError: an unknown tag.
@@ -67,14 +67,14 @@ def decode(data):
     if data is None or type(data) in (bool, int, float, str):
         return data
     if type(data) is list:
-        return [decode(v) for v in data]
+        return [unpack(v) for v in data]
     ((tag, body),) = data.items()
     if tag == "t":
-        return tuple(decode(v) for v in body)
+        return tuple(unpack(v) for v in body)
     if tag == "d":
-        return {decode(k): decode(v) for k, v in body}
+        return {unpack(k): unpack(v) for k, v in body}
     if tag == "s":
-        return {decode(v) for v in body}
+        return {unpack(v) for v in body}
     if tag == "b":
         return body.encode("latin-1")
     raise ValueError(f"unknown tag {tag!r}")
@@ -95,7 +95,7 @@ def _tagged(node):
 
 
 def loads(text):
-    """JSON text with every tagged value decoded as it is parsed (faster than ``decode(json.loads(text))``).
+    """JSON text with every tagged value decoded as it is parsed (faster than ``unpack(json.loads(text))``).
 
     For trusted data in which every object of one key ``"t"``, ``"d"``, ``"s"`` or ``"b"`` is a tag (the files
     of :mod:`bpe_lab.expected`); objects of other keys are left as dicts.

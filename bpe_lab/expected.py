@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .codec import encode, loads
+from .codec import loads, pack
 from .harness import Case, Described, Named, Raised
 
 FOLDER = Path(__file__).resolve().parent / "data" / "expected"
@@ -56,7 +56,7 @@ def _answer_data(value: Any) -> dict[str, Any]:
         return {"raised": "ValueError"}
     if isinstance(value, Described):
         return {"described": value.text}
-    return {"value": encode(value)}
+    return {"value": pack(value)}
 
 
 def _answer(data: Mapping[str, Any]) -> Any:
@@ -83,7 +83,7 @@ def to_json(function: str, parts: list[PublicPart]) -> dict[str, Any]:
                 "adapter": p.adapter,
                 "cases": [
                     {
-                        "args": encode(c.args),
+                        "args": pack(c.args),
                         "note": c.note,
                         "size": c.size,
                         "expected": _answer_data(p.answers[repr(c.args)]),

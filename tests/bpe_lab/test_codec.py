@@ -14,15 +14,15 @@ from bpe_lab import codec
     [None, True, 3, 2.5, "é", [1, (2, 3)], {("a", "b"): 2}, {1, 2}, b"\x00\xff", {"k": [{"n": (b"x",)}]}],
 )
 def test_a_value_goes_through_json_and_back(value):
-    back = codec.decode(json.loads(json.dumps(codec.encode(value))))
+    back = codec.unpack(json.loads(json.dumps(codec.pack(value))))
     assert back == value and type(back) is type(value)
 
 
 def test_what_is_not_plain_data_is_unreadable_and_an_unknown_tag_an_error():
     with pytest.raises(codec.Unreadable, match="generator"):
-        codec.encode(x for x in [])
+        codec.pack(x for x in [])
     with pytest.raises(ValueError, match="unknown tag 'q'"):
-        codec.decode({"q": []})
+        codec.unpack({"q": []})
 
 
 def test_the_workers_text_holds_the_codecs_text_instead_of_importing_it():
