@@ -12,28 +12,18 @@ The ``part`` argument chooses the group of cases, so that one notebook can give 
 
 from __future__ import annotations
 
-import copy
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any
 
 import bpe_ref
-from bpe_lab.harness import (
-    DEFAULT_TIME_LIMIT,
-    Case,
-    CheckFailed,
-    Described,
-    as_pair,
-    judge_mapping,
-    judge_pair,
-    judge_sequence,
-    run_cases,
-    show,
-)
+from bpe_lab.harness import DEFAULT_TIME_LIMIT, Case, CheckFailed, Described, as_pair, show
 
 from . import cases as gen
+from .spec import ALL, GRADER_JUDGES, Part, Spec, run_spec
 
 __all__ = [
+    "SPECS",
     "CheckFailed",
     "check_apply_bpe",
     "check_best_pair",
@@ -49,36 +39,9 @@ __all__ = [
 ]
 
 
-def _check(
-    name: str,
-    fn: Callable[..., Any],
-    cases: list[Case],
-    reference: Callable[..., Any],
-    judge: Callable[[Any, Any, tuple], str | None],
-    time_limit: float,
-) -> None:
-    __tracebackhide__ = True
-    run_cases(name, fn, gen.sized(cases), _remembered(reference), judge, time_limit=time_limit)
-
-
-_EXPECTED: dict[tuple[str, str], Any] = {}
-
-
-def _remembered(reference: Callable[..., Any]) -> Callable[..., Any]:
-    """``reference`` with its answers kept by input: the same inputs come back in every notebook and part."""
-
-    def expected(*args: Any) -> Any:
-        key = (reference.__name__, repr(args))
-        if key not in _EXPECTED:
-            _EXPECTED[key] = reference(*args)
-        return copy.deepcopy(_EXPECTED[key])
-
-    return expected
-
-
-def _parts(function: str, part: str, known: Sequence[str]) -> None:
-    if part not in known:
-        raise ValueError(f"unknown part {part!r} for {function}; use one of {', '.join(map(repr, known))}")
+def _sized(build: Callable[[], list[Case]]) -> Callable[[], list[Case]]:
+    """A part's cases with their size filled in (:func:`autograder.cases.sized`), built when the part runs."""
+    return lambda: gen.sized(build())
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -100,9 +63,18 @@ def check_get_pair_counts(fn: Callable[..., Any], part: str = "basic", time_limi
         >>> check_get_pair_counts(bpe_ref.get_pair_counts, "overlaps")
     """
     __tracebackhide__ = True
-    _parts("get_pair_counts", part, ("basic", "overlaps"))
-    judge = judge_mapping(order=part == "basic", fresh=True)
-    _check("get_pair_counts", fn, gen.pair_count_cases(part), bpe_ref.get_pair_counts, judge, time_limit)
+    run_spec(GET_PAIR_COUNTS, fn, part, time_limit)
+
+
+GET_PAIR_COUNTS = Spec(
+    "get_pair_counts",
+    bpe_ref.get_pair_counts,
+    ("mapping", {"fresh": True}),
+    {
+        "basic": Part(_sized(lambda: gen.pair_count_cases("basic")), ("mapping", {"order": True, "fresh": True})),
+        "overlaps": Part(_sized(lambda: gen.pair_count_cases("overlaps"))),
+    },
+)
 
 
 def check_merge(fn: Callable[..., Any], part: str = "basic", time_limit: float = DEFAULT_TIME_LIMIT) -> None:
@@ -120,8 +92,15 @@ def check_merge(fn: Callable[..., Any], part: str = "basic", time_limit: float =
         >>> check_merge(bpe_ref.merge, "overlaps")
     """
     __tracebackhide__ = True
-    _parts("merge", part, ("basic", "overlaps"))
-    _check("merge", fn, gen.merge_cases(part), bpe_ref.merge, judge_sequence(fresh=True), time_limit)
+    run_spec(MERGE, fn, part, time_limit)
+
+
+MERGE = Spec(
+    "merge",
+    bpe_ref.merge,
+    ("sequence", {"fresh": True}),
+    {part: Part(_sized(lambda part=part: gen.merge_cases(part))) for part in ("basic", "overlaps")},
+)
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -175,9 +154,18 @@ def check_count_pairs(fn: Callable[..., Any], part: str = "basic", time_limit: f
         >>> check_count_pairs(bpe_ref.count_pairs, "weighted")
     """
     __tracebackhide__ = True
-    _parts("count_pairs", part, ("basic", "weighted"))
-    cases = COUNT_PAIRS_FIXED[part] + _vocab_cases(part, gen.SEED + 20)
-    _check("count_pairs", fn, cases, bpe_ref.count_pairs, judge_mapping(fresh=True), time_limit)
+    run_spec(COUNT_PAIRS, fn, part, time_limit)
+
+
+COUNT_PAIRS = Spec(
+    "count_pairs",
+    bpe_ref.count_pairs,
+    ("mapping", {"fresh": True}),
+    {
+        part: Part(_sized(lambda part=part: COUNT_PAIRS_FIXED[part] + _vocab_cases(part, gen.SEED + 20)))
+        for part in ("basic", "weighted")
+    },
+)
 
 
 MERGE_VOCAB_FIXED = {
@@ -238,10 +226,18 @@ def check_merge_vocab(fn: Callable[..., Any], part: str = "basic", time_limit: f
         >>> check_merge_vocab(bpe_ref.merge_vocab, "edge")
     """
     __tracebackhide__ = True
-    _parts("merge_vocab", part, ("basic", "edge"))
-    cases = _merge_vocab_cases(part)
-    cases = MERGE_VOCAB_FIXED[part] + gen.generated(cases)
-    _check("merge_vocab", fn, cases, bpe_ref.merge_vocab, judge_mapping(fresh=True), time_limit)
+    run_spec(MERGE_VOCAB, fn, part, time_limit)
+
+
+MERGE_VOCAB = Spec(
+    "merge_vocab",
+    bpe_ref.merge_vocab,
+    ("mapping", {"fresh": True}),
+    {
+        part: Part(_sized(lambda part=part: MERGE_VOCAB_FIXED[part] + gen.generated(_merge_vocab_cases(part))))
+        for part in ("basic", "edge")
+    },
+)
 
 
 def _trainer_cases(part: str, seed: int, fixed: list[Case]) -> list[Case]:
@@ -300,12 +296,18 @@ def check_train_bpe(fn: Callable[..., Any], part: str = "basic", time_limit: flo
         >>> check_train_bpe(bpe_ref.train_bpe, "edge")
     """
     __tracebackhide__ = True
-    _parts("train_bpe", part, ("basic", "edge"))
-    if part == "basic":
-        cases = TRAIN_BPE_FIXED["basic"] + _untied_corpora(gen.SEED + 30, 120)
-    else:
-        cases = TRAIN_BPE_FIXED["edge"] + _trainer_cases("edge", gen.SEED + 30, [])
-    _check("train_bpe", fn, cases, bpe_ref.train_bpe, judge_sequence(of_pairs=True), time_limit)
+    run_spec(TRAIN_BPE, fn, part, time_limit)
+
+
+TRAIN_BPE = Spec(
+    "train_bpe",
+    bpe_ref.train_bpe,
+    ("sequence", {"of_pairs": True}),
+    {
+        "basic": Part(_sized(lambda: TRAIN_BPE_FIXED["basic"] + _untied_corpora(gen.SEED + 30, 120))),
+        "edge": Part(_sized(lambda: TRAIN_BPE_FIXED["edge"] + _trainer_cases("edge", gen.SEED + 30, []))),
+    },
+)
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -358,11 +360,21 @@ def check_best_pair(fn: Callable[..., Any], tie_break: str = "largest", time_lim
         >>> check_best_pair(bpe_ref.best_pair, "first")
     """
     __tracebackhide__ = True
-    _parts("best_pair", tie_break, bpe_ref.TIE_BREAKS)
+    run_spec(BEST_PAIR, fn, tie_break, time_limit)
+
+
+def _best_pair_cases(tie_break: str) -> list[Case]:
     seeds = {"largest": 31, "smallest": 32, "first": 33}
     cases = [Case((counts, tie_break)) for counts in BEST_PAIR_FIXED]
-    cases += [Case((c.args[0], tie_break)) for c in _pair_count_dicts(gen.SEED + seeds[tie_break])]
-    _check("best_pair", fn, cases, bpe_ref.best_pair, judge_pair, time_limit)
+    return cases + [Case((c.args[0], tie_break)) for c in _pair_count_dicts(gen.SEED + seeds[tie_break])]
+
+
+BEST_PAIR = Spec(
+    "best_pair",
+    bpe_ref.best_pair,
+    ("pair", {}),
+    {tie_break: Part(_sized(lambda t=tie_break: _best_pair_cases(t))) for tie_break in bpe_ref.TIE_BREAKS},
+)
 
 
 LEARN_BPE_FIXED = {
@@ -396,12 +408,7 @@ def check_learn_bpe(fn: Callable[..., Any], part: str = "basic", time_limit: flo
         >>> check_learn_bpe(bpe_ref.learn_bpe, "edge")
     """
     __tracebackhide__ = True
-    _parts("learn_bpe", part, ("basic", "edge"))
-    if part == "basic":
-        cases = LEARN_BPE_FIXED["basic"] + _ordinary_corpora(gen.SEED + 40, "smallest", marker=False)
-    else:
-        cases = LEARN_BPE_FIXED["edge"] + _trainer_cases(part, gen.SEED + 40, [])
-    _check("learn_bpe", fn, cases, bpe_ref.learn_bpe, judge_sequence(of_pairs=True), time_limit)
+    run_spec(LEARN_BPE, fn, part, time_limit)
 
 
 @gen.memo
@@ -423,6 +430,19 @@ def _ordinary_corpora(seed: int, tie_break: str, *, marker: bool, count: int = 1
         merges = clear if rng.random() < 0.7 else rng.randint(1, clear)
         out.append(Case((words, merges)))
     return gen.generated(out)
+
+
+LEARN_BPE = Spec(
+    "learn_bpe",
+    bpe_ref.learn_bpe,
+    ("sequence", {"of_pairs": True}),
+    {
+        "basic": Part(
+            _sized(lambda: LEARN_BPE_FIXED["basic"] + _ordinary_corpora(gen.SEED + 40, "smallest", marker=False))
+        ),
+        "edge": Part(_sized(lambda: LEARN_BPE_FIXED["edge"] + _trainer_cases("edge", gen.SEED + 40, []))),
+    },
+)
 
 
 def _split(case: Case) -> Case:
@@ -458,12 +478,27 @@ def check_bpe_train(fn: Callable[..., Any], part: str = "basic", time_limit: flo
         >>> check_bpe_train(bpe_ref.bpe_train, "edge")
     """
     __tracebackhide__ = True
-    _parts("bpe_train", part, ("basic", "edge"))
-    if part == "basic":
-        cases = BPE_TRAIN_FIXED["basic"] + [_split(c) for c in _ordinary_corpora(gen.SEED + 50, "first", marker=True)]
-    else:
-        cases = BPE_TRAIN_FIXED["edge"] + [_split(c) for c in _trainer_cases(part, gen.SEED + 50, [])]
-    _check("bpe_train", fn, cases, bpe_ref.bpe_train, judge_sequence(of_pairs=True), time_limit)
+    run_spec(BPE_TRAIN, fn, part, time_limit)
+
+
+BPE_TRAIN = Spec(
+    "bpe_train",
+    bpe_ref.bpe_train,
+    ("sequence", {"of_pairs": True}),
+    {
+        "basic": Part(
+            _sized(
+                lambda: (
+                    BPE_TRAIN_FIXED["basic"]
+                    + [_split(c) for c in _ordinary_corpora(gen.SEED + 50, "first", marker=True)]
+                )
+            )
+        ),
+        "edge": Part(
+            _sized(lambda: BPE_TRAIN_FIXED["edge"] + [_split(c) for c in _trainer_cases("edge", gen.SEED + 50, [])])
+        ),
+    },
+)
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -536,13 +571,25 @@ def check_apply_bpe(fn: Callable[..., Any], part: str = "basic", time_limit: flo
         >>> check_apply_bpe(bpe_ref.apply_bpe, "rank")
     """
     __tracebackhide__ = True
-    _parts("apply_bpe", part, ("basic", "rank"))
-    if part == "basic":
-        cases = APPLY_BPE_FIXED["basic"] + _table_cases(gen.SEED + 60, marker=True)
-    else:
-        symbols = ["a", "b", "ab", "ba", "aa", "b</w>", "</w>"]
-        cases = APPLY_BPE_FIXED["rank"] + _hand_made_tables(gen.SEED + 61, symbols)
-    _check("apply_bpe", fn, cases, bpe_ref.apply_bpe, judge_sequence(), time_limit)
+    run_spec(APPLY_BPE, fn, part, time_limit)
+
+
+APPLY_BPE = Spec(
+    "apply_bpe",
+    bpe_ref.apply_bpe,
+    ("sequence", {}),
+    {
+        "basic": Part(_sized(lambda: APPLY_BPE_FIXED["basic"] + _table_cases(gen.SEED + 60, marker=True))),
+        "rank": Part(
+            _sized(
+                lambda: (
+                    APPLY_BPE_FIXED["rank"]
+                    + _hand_made_tables(gen.SEED + 61, ["a", "b", "ab", "ba", "aa", "b</w>", "</w>"])
+                )
+            )
+        ),
+    },
+)
 
 
 ENCODE_FIXED = {
@@ -578,13 +625,22 @@ def check_encode(fn: Callable[..., Any], part: str = "basic", time_limit: float 
         >>> check_encode(bpe_ref.encode, "replay")
     """
     __tracebackhide__ = True
-    _parts("encode", part, ("basic", "replay"))
-    if part == "basic":
-        cases = ENCODE_FIXED["basic"] + _table_cases(gen.SEED + 70, marker=False)
-    else:
-        symbols = ["a", "b", "ab", "ba", "aa", "bb"]
-        cases = ENCODE_FIXED["replay"] + _hand_made_tables(gen.SEED + 71, symbols)
-    _check("encode", fn, cases, bpe_ref.encode, judge_sequence(), time_limit)
+    run_spec(ENCODE, fn, part, time_limit)
+
+
+ENCODE = Spec(
+    "encode",
+    bpe_ref.encode,
+    ("sequence", {}),
+    {
+        "basic": Part(_sized(lambda: ENCODE_FIXED["basic"] + _table_cases(gen.SEED + 70, marker=False))),
+        "replay": Part(
+            _sized(
+                lambda: ENCODE_FIXED["replay"] + _hand_made_tables(gen.SEED + 71, ["a", "b", "ab", "ba", "aa", "bb"])
+            )
+        ),
+    },
+)
 
 
 # "abab": the first merge gives ab ab, so a table built from the third character, [("ab", "a"), ("a", "b")], agrees
@@ -605,6 +661,16 @@ def check_counterexample(fn: Callable[..., Any], time_limit: float = DEFAULT_TIM
         >>> check_counterexample(counterexample)
     """
     __tracebackhide__ = True
+    run_spec(COUNTEREXAMPLE, fn, ALL, time_limit)
+
+
+def _disagreement(word: str) -> Described:
+    """The expected answer of ``disagreeing_merges(word)``: any table of a kind, so it is described."""
+    return Described(f"a merge table on which applying by rank and replaying split {word!r} differently")
+
+
+def _judge_counterexample() -> Callable[[Any, Any, tuple], str | None]:
+    """Right when :func:`bpe_ref.rank_and_replay_disagree` holds for the word and the returned table."""
 
     def judge(returned: Any, expected: Any, args: tuple) -> str | None:
         (word,) = args
@@ -617,12 +683,33 @@ def check_counterexample(fn: Callable[..., Any], time_limit: float = DEFAULT_TIM
             return f"returned: {show(returned)}, not a merge table ({exc})"
         return f"returned: {show(table)}, on which both give {show(by_rank)}"
 
-    cases = gen.sized([Case((w,)) for w in COUNTEREXAMPLE_WORDS])
-    run_cases(
-        "disagreeing_merges",
-        fn,
-        cases,
-        lambda word: Described(f"a merge table on which applying by rank and replaying split {word!r} differently"),
-        judge,
-        time_limit=time_limit,
+    return judge
+
+
+GRADER_JUDGES["counterexample"] = _judge_counterexample
+
+COUNTEREXAMPLE = Spec(
+    "disagreeing_merges",
+    _disagreement,
+    ("counterexample", {}),
+    {ALL: Part(lambda: gen.sized([Case((w,)) for w in COUNTEREXAMPLE_WORDS]))},
+    remember=False,
+)
+
+SPECS: dict[str, Spec] = {
+    spec.function: spec
+    for spec in (
+        GET_PAIR_COUNTS,
+        MERGE,
+        COUNT_PAIRS,
+        MERGE_VOCAB,
+        TRAIN_BPE,
+        BEST_PAIR,
+        LEARN_BPE,
+        BPE_TRAIN,
+        APPLY_BPE,
+        ENCODE,
+        COUNTEREXAMPLE,
     )
+}
+"""The checks of assignments 01-04 as data, by graded function."""

@@ -15,17 +15,18 @@ from __future__ import annotations
 
 import functools
 import random
-import re
 from collections.abc import Callable
 from typing import Any
 
-from bpe_lab.harness import DEFAULT_TIME_LIMIT, Case, CheckFailed, judge_mapping, run_cases, show
+from bpe_lab.harness import DEFAULT_TIME_LIMIT, Case, CheckFailed, Named
 from bpe_ref import bytelevel as ref
 from bpe_ref.bytelevel import GPT2_PATTERN, GPT4_PATTERN, GPT4_SPECIAL_TOKENS
 
 from . import cases as gen
+from .spec import ALL, Part, Spec, run_spec
 
 __all__ = [
+    "SPECS",
     "CheckFailed",
     "check_decode_bytes",
     "check_encode_bytes",
@@ -35,25 +36,8 @@ __all__ = [
 ]
 
 
-class _Named(str):
-    """A pattern that shows as its constant's name in messages (``GPT4_PATTERN``), and is the same string."""
-
-    name: str
-
-    def __new__(cls, value: str, name: str) -> _Named:
-        made = super().__new__(cls, value)
-        made.name = name
-        return made
-
-    def __repr__(self) -> str:
-        return self.name
-
-    def __reduce__(self) -> tuple:
-        return (_Named, (str(self), self.name))
-
-
-GPT2_PATTERN = _Named(GPT2_PATTERN, "GPT2_PATTERN")
-GPT4_PATTERN = _Named(GPT4_PATTERN, "GPT4_PATTERN")
+GPT2_PATTERN = Named(GPT2_PATTERN, "GPT2_PATTERN")
+GPT4_PATTERN = Named(GPT4_PATTERN, "GPT4_PATTERN")
 
 # Texts of several scripts, code, numbers, emoji and whitespace runs (written for this course).
 MIXED_TEXTS = (
@@ -78,64 +62,7 @@ MIXED_TEXTS = (
 )
 
 
-# ---------------------------------------------------------------------------------------------------------------
-# judges
-# ---------------------------------------------------------------------------------------------------------------
-
-
-def _list_of(kind: type, what: str) -> Callable[[Any, Any, tuple], str | None]:
-    def judge(returned: Any, expected: list, args: tuple) -> str | None:
-        if isinstance(returned, (str, bytes)) or not isinstance(returned, (list, tuple)):
-            return f"returned: {show(returned)} (a {type(returned).__name__}, not a list of {what})"
-        items = list(returned)
-        if any(type(x) is not kind for x in items):
-            return f"returned: {show(items)} (not a list of {what})"
-        if items != list(expected):
-            return f"returned: {show(items)}"
-        return None
-
-    return judge
-
-
-_merges_judge = judge_mapping(order=True, order_note="right merges, not in merge order")
-"""``train_bytes``'s answer: the right merges with the right ids, in merge order."""
-
-
-def _unknown_id(ids: Any, merges: Any) -> int | None:
-    """The first id of ``ids`` that is neither a byte nor a new id of ``merges`` (the one a ValueError must name)."""
-    try:
-        known = set(merges.values())
-        return next((i for i in ids if not (type(i) is int and 0 <= i < 256) and i not in known), None)
-    except Exception:
-        return None
-
-
-def _text_judge(returned: Any, expected: Any, args: tuple) -> str | None:
-    if isinstance(returned, _Raised):
-        text = str(returned.error)
-        if not isinstance(expected, _Raised):
-            return f"raised: ValueError: {text[:100]}"
-        unknown = _unknown_id(*args)
-        if unknown is not None and not re.search(rf"(?<!\d){unknown}(?!\d)", text):
-            return f"raised: ValueError: {text[:100]} (name the unknown id, {unknown}, in the message)"
-        return None
-    if isinstance(expected, _Raised):
-        return f"returned: {show(returned)}"
-    if not isinstance(returned, str):
-        return f"returned: {show(returned)} (a {type(returned).__name__}, not a str)"
-    if returned != expected:
-        return f"returned: {show(returned)}"
-    return None
-
-
-def _check(name: str, fn: Callable, cases: list[Case], reference: Callable, judge: Callable, time_limit: float) -> None:
-    __tracebackhide__ = True
-    run_cases(name, fn, cases, reference, judge, time_limit=time_limit)
-
-
-def _parts(function: str, part: str, known: tuple[str, ...]) -> None:
-    if part not in known:
-        raise ValueError(f"unknown part {part!r} for {function}; use one of {', '.join(map(repr, known))}")
+_LIST_OF_IDS = ("list_of", {"kind": "int", "what": "int ids"})
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -169,10 +96,22 @@ def check_pretokenize(fn: Callable[..., Any], time_limit: float = DEFAULT_TIME_L
         >>> check_pretokenize(ref.pretokenize)
     """
     __tracebackhide__ = True
+    run_spec(PRETOKENIZE, fn, ALL, time_limit)
+
+
+def _pretokenize_cases() -> list[Case]:
     cases = [Case((t, p), size=_size(t)) for t in MIXED_TEXTS for p in (GPT2_PATTERN, GPT4_PATTERN)]
     cases += [Case(("ab  cd", r"\S+|\s+"), note="a pattern of your own", size=6)]
-    cases += gen.generated([Case((t, GPT4_PATTERN), size=_size(t)) for t in _texts(gen.SEED + 500, 100)])
-    _check("pretokenize", fn, cases, ref.pretokenize, _list_of(str, "str chunks"), time_limit)
+    return cases + gen.generated([Case((t, GPT4_PATTERN), size=_size(t)) for t in _texts(gen.SEED + 500, 100)])
+
+
+PRETOKENIZE = Spec(
+    "pretokenize",
+    ref.pretokenize,
+    ("list_of", {"kind": "str", "what": "str chunks"}),
+    {ALL: Part(_pretokenize_cases)},
+    remember=False,
+)
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -250,8 +189,16 @@ def check_train_bytes(fn: Callable[..., Any], part: str = "basic", time_limit: f
         >>> check_train_bytes(ref.train_bytes, "ties")
     """
     __tracebackhide__ = True
-    _parts("train_bytes", part, ("basic", "ties"))
-    _check("train_bytes", fn, _train_cases(part), ref.train_bytes, _merges_judge, time_limit)
+    run_spec(TRAIN_BYTES, fn, part, time_limit)
+
+
+TRAIN_BYTES = Spec(
+    "train_bytes",
+    ref.train_bytes,
+    ("mapping", {"order": True, "order_note": "right merges, not in merge order"}),  # in merge order, right ids
+    {part: Part(lambda part=part: _train_cases(part)) for part in ("basic", "ties")},
+    remember=False,
+)
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -325,8 +272,16 @@ def check_encode_bytes(fn: Callable[..., Any], part: str = "basic", time_limit: 
         >>> check_encode_bytes(ref.encode_bytes, "rank")
     """
     __tracebackhide__ = True
-    _parts("encode_bytes", part, ("basic", "rank"))
-    _check("encode_bytes", fn, _encode_cases(part), ref.encode_bytes, _list_of(int, "int ids"), time_limit)
+    run_spec(ENCODE_BYTES, fn, part, time_limit)
+
+
+ENCODE_BYTES = Spec(
+    "encode_bytes",
+    ref.encode_bytes,
+    _LIST_OF_IDS,
+    {part: Part(lambda part=part: _encode_cases(part)) for part in ("basic", "rank")},
+    remember=False,
+)
 
 
 _UNKNOWN = "an id that is not a byte or a new id: ValueError naming it"
@@ -368,10 +323,7 @@ def check_decode_bytes(fn: Callable[..., Any], part: str = "basic", time_limit: 
         >>> check_decode_bytes(ref.decode_bytes, "partial")
     """
     __tracebackhide__ = True
-    _parts("decode_bytes", part, ("basic", "partial"))
-    cases = list(DECODE_FIXED[part]) + gen.generated(_decode_generated(part))
-    learner, reference = _value_error_as_value(fn), _value_error_as_value(ref.decode_bytes)
-    _check("decode_bytes", learner, cases, reference, _text_judge, time_limit)
+    run_spec(DECODE_BYTES, fn, part, time_limit)
 
 
 @gen.memo
@@ -392,34 +344,17 @@ def _decode_generated(part: str) -> list[Case]:
     return cases
 
 
-class _Raised:
-    """What a call that raised ``ValueError`` gives inside a check (any other exception still fails it)."""
-
-    def __init__(self, error: ValueError) -> None:
-        self.error = error
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, _Raised)
-
-    __hash__ = None  # type: ignore[assignment]
-
-    def __repr__(self) -> str:
-        return "ValueError"
-
-
-def _value_error_as_value(fn: Callable[..., Any]) -> Callable[..., Any]:
-    def wrapped(*args: Any) -> Any:
-        try:
-            return fn(*args)
-        except ValueError as exc:
-            if isinstance(exc, UnicodeError):  # a UnicodeDecodeError is a ValueError: errors="strict" fails
-                raise
-            return _Raised(exc)
-
-    # a timeout is recorded for the learner's function itself, so that the next check does not call it again
-    wrapped._session = getattr(fn, "_session", None) or fn  # type: ignore[attr-defined]
-    wrapped.__name__ = str(getattr(fn, "__name__", "decode_bytes"))
-    return wrapped
+DECODE_BYTES = Spec(
+    "decode_bytes",
+    ref.decode_bytes,
+    ("text", {}),
+    {
+        part: Part(lambda part=part: list(DECODE_FIXED[part]) + gen.generated(_decode_generated(part)))
+        for part in ("basic", "partial")
+    },
+    adapter="value_error_as_value",  # an unknown id: the ValueError raised is the answer judged
+    remember=False,
+)
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -509,12 +444,7 @@ def check_encode_ranks(fn: Callable[..., Any], part: str = "basic", time_limit: 
         >>> check_encode_ranks(ref.encode_ranks, "special")
     """
     __tracebackhide__ = True
-    _parts("encode_ranks", part, ("basic", "special", "gpt4"))
-    if part == "gpt4":
-        cases, expected = _gpt4_cases(gen.SEED + 540), _tiktoken_ids
-    else:
-        cases, expected = list(RANKS_FIXED[part]) + gen.generated(_ranks_generated(part)), ref.encode_ranks
-    _check("encode_ranks", fn, cases, expected, _list_of(int, "int ids"), time_limit)
+    run_spec(ENCODE_RANKS, fn, part, time_limit)
 
 
 @gen.memo
@@ -530,3 +460,23 @@ def _ranks_generated(part: str) -> list[Case]:
             specials = {"<|s|>": 9000} if part == "special" else {}
             cases.append(Case((text, table, GPT4_PATTERN, specials), size=_size(text) + 6))
     return cases
+
+
+ENCODE_RANKS = Spec(
+    "encode_ranks",
+    ref.encode_ranks,
+    _LIST_OF_IDS,
+    {
+        **{
+            part: Part(lambda part=part: list(RANKS_FIXED[part]) + gen.generated(_ranks_generated(part)))
+            for part in ("basic", "special")
+        },
+        "gpt4": Part(lambda: _gpt4_cases(gen.SEED + 540), reference=_tiktoken_ids),
+    },
+    remember=False,
+)
+
+SPECS: dict[str, Spec] = {
+    spec.function: spec for spec in (PRETOKENIZE, TRAIN_BYTES, ENCODE_BYTES, DECODE_BYTES, ENCODE_RANKS)
+}
+"""The checks of assignment 05 as data, by graded function."""

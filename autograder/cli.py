@@ -32,7 +32,7 @@ from pathlib import Path
 # nbformat's schema never uses. jsonschema treats the package as optional, so do without it here.
 sys.modules.setdefault("rfc3987_syntax", None)  # type: ignore[arg-type]
 
-from . import exports, grading, release, report, sample_class, submissions  # noqa: E402
+from . import exports, grading, public_cases, release, report, sample_class, submissions  # noqa: E402
 from .course import CourseError, find_course_root  # noqa: E402
 from .limits import parse_size, sandbox_status  # noqa: E402
 from .sandbox import SandboxUnavailable  # noqa: E402
@@ -61,11 +61,14 @@ def cmd_release(args: argparse.Namespace) -> int:
         if problems:
             print("the release is stale: run `python -m autograder release` and commit the result.")
             return 1
-        print("notebooks/ and the charts' traces are up to date with solutions/ and bpe_ref.")
+        print(
+            "notebooks/ and the toolkit's data (traces, expected answers) are up to date with solutions/ and bpe_ref."
+        )
         return 0
     names = release.generate(root, root / "notebooks", args.assignments or None)
     for name in names:
         print(f"released notebooks/{name}/")
+    print(f"wrote the charts' traces ({release.TRACES}/) and the public cases' answers ({public_cases.FOLDER}/)")
     return 0
 
 

@@ -42,15 +42,26 @@ from nbgrader.preprocessors import NbGraderPreprocessor
 from traitlets import Bool, Float, List, Unicode
 
 from bpe_lab import cells as cells_
+from bpe_lab import codec
+from bpe_lab.codec import Unreadable, pack
 from bpe_lab.harness import timed_out_in
 
 from . import cases, sandbox
 from .doctor import python_of
-from .judge_worker import Unreadable, encode
 from .kernel import LimitedKernelManager
 from .limits import KEPT_ENVIRONMENT, Cgroup, joined_command, limited_command
 
-WORKER_SOURCE = (Path(__file__).with_name("judge_worker.py")).read_text(encoding="utf-8")
+
+def _worker_source() -> str:
+    """The worker's text with the codec's text in place of its import line (the worker imports no package)."""
+    worker = Path(__file__).with_name("judge_worker.py").read_text(encoding="utf-8")
+    line = "from bpe_lab.codec import pack, unpack  # judge.WORKER_SOURCE puts the codec's text here instead\n"
+    if worker.count(line) != 1:
+        raise RuntimeError("judge_worker.py must import the codec on one line of its own")
+    return worker.replace(line, Path(codec.__file__).read_text(encoding="utf-8"))
+
+
+WORKER_SOURCE = _worker_source()
 MAX_REPLY_BYTES = 4 * 1024**2
 MAX_ITEMS = 200_000
 """Values (numbers, strings, containers) one answer may hold."""
@@ -315,8 +326,8 @@ class Session:
     def call(self, name: str, args: tuple, kwargs: dict) -> Any:
         """Call the submission's ``name(*args, **kwargs)`` in the worker; see :class:`RemoteFunction`."""
         try:
-            sent = [encode(a) for a in args]
-            sent_kwargs = {k: encode(v) for k, v in kwargs.items()}
+            sent = [pack(a) for a in args]
+            sent_kwargs = {k: pack(v) for k, v in kwargs.items()}
         except Unreadable as exc:
             raise TypeError(f"cannot send a {exc} to {name}") from None
         try:
@@ -343,7 +354,7 @@ class Session:
 def decode_answer(data: Any) -> Any:
     """Rebuild the value of a worker's answer, trusting nothing in it.
 
-    An answer is JSON from :func:`autograder.judge_worker.encode`. It may hold at most :data:`MAX_ITEMS` values,
+    An answer is JSON from :func:`bpe_lab.codec.pack`. It may hold at most :data:`MAX_ITEMS` values,
     and the keys of a dict (or the members of a set) must not be built to share one hash: thousands of keys with
     equal hashes make a dict take quadratic time to fill, which would stall the grader, not the student's code.
 

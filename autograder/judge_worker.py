@@ -16,67 +16,20 @@ Requests (``op``) and replies:
   (``alias`` is the index of the argument the function returned itself, else ``null``), or ``{"raised":
   {"type", "message"}}``, or ``{"unreadable": {"type", "repr"}}`` when the value is not plain data.
 
-Only the standard library is used, and importing ``bpe_ref``, ``autograder`` or ``bpe_lab`` fails here.
+Only the standard library is used (values travel in :mod:`bpe_lab.codec`, whose text
+:data:`autograder.judge.WORKER_SOURCE` puts in place of its import line), and importing ``bpe_ref``,
+``autograder`` or ``bpe_lab`` fails here.
 """
 
 import builtins
-import collections.abc
 import json
 import os
 import sys
 import types
 
+from bpe_lab.codec import pack, unpack  # judge.WORKER_SOURCE puts the codec's text here instead
+
 BLOCKED = ("bpe_ref", "autograder", "bpe_lab")
-MAX_DEPTH = 60
-
-
-class Unreadable(Exception):
-    """A value that is not plain data (a generator, a lambda, an object of the student's own class)."""
-
-
-def encode(value, depth=0):
-    """Plain data to JSON, with tags for what JSON lacks: ``{"t": [...]}`` a tuple, ``{"d": [[k, v]...]}`` a
-    dict (any mapping, in its order), ``{"s": [...]}`` a set, ``{"b": "..."}`` bytes (latin-1)."""
-    if depth > MAX_DEPTH:
-        raise Unreadable(f"a value nested more than {MAX_DEPTH} levels deep")
-    if value is None or type(value) in (bool, int, float, str):
-        return value
-    if isinstance(value, bool):
-        return bool(value)
-    if isinstance(value, int):
-        return int(value)
-    if isinstance(value, float):
-        return float(value)
-    if isinstance(value, str):
-        return str(value)
-    if isinstance(value, tuple):
-        return {"t": [encode(v, depth + 1) for v in value]}
-    if isinstance(value, list):
-        return [encode(v, depth + 1) for v in value]
-    if isinstance(value, collections.abc.Mapping):
-        return {"d": [[encode(k, depth + 1), encode(value[k], depth + 1)] for k in value]}
-    if isinstance(value, (set, frozenset)):
-        return {"s": [encode(v, depth + 1) for v in value]}
-    if isinstance(value, (bytes, bytearray)):
-        return {"b": bytes(value).decode("latin-1")}
-    raise Unreadable(type(value).__name__)
-
-
-def decode(data):
-    if data is None or type(data) in (bool, int, float, str):
-        return data
-    if type(data) is list:
-        return [decode(v) for v in data]
-    ((tag, body),) = data.items()
-    if tag == "t":
-        return tuple(decode(v) for v in body)
-    if tag == "d":
-        return {decode(k): decode(v) for k, v in body}
-    if tag == "s":
-        return {decode(v) for v in body}
-    if tag == "b":
-        return body.encode("latin-1")
-    raise ValueError(f"unknown tag {tag!r}")
 
 
 def describe(value):
@@ -201,13 +154,13 @@ def main():
                     found[name] = {"kind": "function"}
                 else:
                     try:
-                        found[name] = {"kind": "value", "value": encode(namespace[name])}
+                        found[name] = {"kind": "value", "value": pack(namespace[name])}
                     except BaseException:
                         found[name] = {"kind": "unreadable", "value": describe(namespace[name])}
             reply({"names": found})
         elif op == "call":
-            args = [decode(a) for a in request["args"]]
-            kwargs = {k: decode(v) for k, v in request["kwargs"].items()}
+            args = [unpack(a) for a in request["args"]]
+            kwargs = {k: unpack(v) for k, v in request["kwargs"].items()}
             try:
                 value = namespace[request["name"]](*args, **kwargs)
             except BaseException as exc:  # reported; the grader decides what it means
@@ -215,8 +168,8 @@ def main():
                 continue
             alias = next((i for i, a in enumerate(args) if value is a), None)
             try:
-                answer = {"value": None if alias is not None else encode(value), "alias": alias}
-                answer["args_after"] = [encode(a) for a in args]
+                answer = {"value": None if alias is not None else pack(value), "alias": alias}
+                answer["args_after"] = [pack(a) for a in args]
             except BaseException:
                 reply({"unreadable": describe(value)})
                 continue

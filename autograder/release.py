@@ -3,8 +3,10 @@
 nbgrader's ``generate_assignment`` replaces each solution by a stub, removes the hidden tests, locks the
 read-only cells and records checksums. The result is then normalised (no outputs, no execution counts,
 sorted JSON as nbformat writes it) so that a second release changes nothing, and ``release --check`` can
-tell whether the committed ``notebooks/`` are stale. The release also writes the chart traces the learner's
-toolkit ships (``bpe_lab/data/traces/``, from :mod:`bpe_ref.traces`), and ``--check`` compares those too.
+tell whether the committed ``notebooks/`` are stale. The release also writes the data the learner's toolkit ships,
+and ``--check`` compares it too: the chart traces (``bpe_lab/data/traces/``, from :mod:`bpe_ref.traces`) and the
+expected answers of the public cases that the learner's ``check`` reads (``bpe_lab/data/expected/``,
+:mod:`autograder.public_cases`).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from pathlib import Path
 
 import nbformat
 
+from . import public_cases
 from .course import CourseError, Workspace, assignments
 
 TRACES = Path("bpe_lab") / "data" / "traces"
@@ -35,13 +38,15 @@ def normalise(path: Path) -> None:
 
 
 def generate(course_root: Path, out: Path, only: list[str] | None = None, *, traces: bool = True) -> list[str]:
-    """Generate the release version of the assignments into ``out/<assignment>/``, and the charts' traces.
+    """Generate the release version of the assignments into ``out/<assignment>/``, and the learner's toolkit's data.
 
     Args:
         course_root: the course directory (with ``solutions/``).
         out: the folder to write into; each assignment's folder is replaced.
         only: the assignment ids to release; default all.
-        traces: also write ``bpe_lab/data/traces/`` of ``course_root`` (:func:`bpe_ref.traces.write`).
+        traces: also write the data ``bpe_lab`` ships, in ``course_root``: the charts' traces
+            (``bpe_lab/data/traces/``, :func:`bpe_ref.traces.write`) and the expected answers of the public cases
+            (``bpe_lab/data/expected/``, :func:`autograder.public_cases.write`).
 
     Returns:
         The assignment ids released.
@@ -72,11 +77,13 @@ def generate(course_root: Path, out: Path, only: list[str] | None = None, *, tra
         from bpe_ref import traces as chart_traces  # the reference: only the grader's install has it
 
         chart_traces.write(course_root / TRACES)
+        public_cases.write(course_root)
     return list(chosen)
 
 
 def stale(course_root: Path, only: list[str] | None = None) -> list[str]:
-    """The files of ``notebooks/`` and of the charts' traces that differ from a fresh release, as sentences."""
+    """The files of ``notebooks/`` and of the learner's toolkit's data that differ from a fresh release, as
+    sentences."""
     from bpe_ref import traces as chart_traces
 
     with tempfile.TemporaryDirectory(prefix="bpe-release-check-") as tmp:
@@ -95,4 +102,5 @@ def stale(course_root: Path, only: list[str] | None = None) -> list[str]:
                     problems.append(f"notebooks/{name}/{rel} is not in the release")
                 elif not filecmp.cmp(fresh / rel, committed / rel, shallow=False):
                     problems.append(f"notebooks/{name}/{rel} is stale")
-        return problems + chart_traces.stale(course_root / TRACES)
+        # the data the learner's toolkit ships: the charts' traces and the expected answers its check reads
+        return problems + chart_traces.stale(course_root / TRACES) + public_cases.stale(course_root)

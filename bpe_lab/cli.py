@@ -173,7 +173,7 @@ for name in request["names"]:
         continue
     try:
         with contextlib.redirect_stdout(io.StringIO()):
-            check(name, namespace[name])
+            check(name, namespace[name], namespace)
         results.append([name, True, ""])
     except AssertionError as exc:
         results.append([name, False, str(exc)])

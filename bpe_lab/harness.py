@@ -22,6 +22,7 @@ from __future__ import annotations
 import contextlib
 import copy
 import io
+import re
 import signal
 import threading
 import warnings
@@ -284,6 +285,18 @@ def verdict(
     return None if reason is None else fail(text, expected, reason, note)
 
 
+def ordered_cases(cases: Iterable[Case]) -> list[Case]:
+    """The cases as :func:`run_cases` runs them: one per input (its first listing wins), smallest first, then by
+    ``repr`` of the arguments.
+
+    Example:
+        >>> [c.args for c in ordered_cases([Case((2,), size=2), Case((1,), size=1), Case((2,), "again", 2)])]
+        [(1,), (2,)]
+    """
+    unique = {repr(c.args): c for c in reversed(list(cases))}  # first listing wins
+    return sorted(unique.values(), key=lambda c: (c.size, repr(c.args)))
+
+
 def run_cases(
     name: str,
     fn: Callable[..., Any],
@@ -313,8 +326,7 @@ def run_cases(
         CheckFailed: the first wrong answer (a ``fn`` that is not a function fails its first call).
     """
     __tracebackhide__ = True  # IPython hides this frame: the learner sees only the message
-    unique = {repr(c.args): c for c in reversed(list(cases))}  # first listing wins
-    ordered = sorted(unique.values(), key=lambda c: (c.size, repr(c.args)))
+    ordered = ordered_cases(cases)
     earlier = timed_out_before(fn)
     if earlier is not None:  # out of time before, in this notebook: not called again
         raise fail(earlier[0], earlier[1], timeout_reason(time_limit, True), shown=True)
@@ -453,3 +465,131 @@ def judge_for(expected: Any, *, ordered: bool = False) -> Judge:
         return None if type(returned) is type(wanted) and returned == wanted else f"returned: {show(returned)}"
 
     return judge
+
+
+def judge_list_of(kind: str, what: str) -> Judge:
+    """A judge of a returned list whose items must all be of type ``kind`` (``"int"`` or ``"str"``), exactly.
+
+    ``what`` names the items in the message (``"int ids"``: ``returned: [1, '2'] (not a list of int ids)``).
+    """
+    wanted = {"int": int, "str": str}[kind]
+
+    def judge(returned: Any, expected: list, args: tuple) -> str | None:
+        if isinstance(returned, (str, bytes)) or not isinstance(returned, (list, tuple)):
+            return f"returned: {show(returned)} (a {type(returned).__name__}, not a list of {what})"
+        items = list(returned)
+        if any(type(x) is not wanted for x in items):
+            return f"returned: {show(items)} (not a list of {what})"
+        if items != list(expected):
+            return f"returned: {show(items)}"
+        return None
+
+    return judge
+
+
+class Raised:
+    """What a call that raised ``ValueError`` gives inside a check (any other exception still fails it)."""
+
+    def __init__(self, error: ValueError) -> None:
+        self.error = error
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Raised)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return "ValueError"
+
+
+def value_error_as_value(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``fn`` with a ``ValueError`` it raises returned as :class:`Raised` (a ``UnicodeError`` is still raised)."""
+
+    def wrapped(*args: Any) -> Any:
+        try:
+            return fn(*args)
+        except ValueError as exc:
+            if isinstance(exc, UnicodeError):  # a UnicodeDecodeError is a ValueError: errors="strict" fails
+                raise
+            return Raised(exc)
+
+    # a timeout is recorded for the learner's function itself, so that the next check does not call it again
+    wrapped._session = getattr(fn, "_session", None) or fn  # type: ignore[attr-defined]
+    wrapped.__name__ = str(getattr(fn, "__name__", "decode_bytes"))
+    return wrapped
+
+
+def _unknown_id(ids: Any, merges: Any) -> int | None:
+    """The first id of ``ids`` that is neither a byte nor a new id of ``merges`` (the one a ValueError must name)."""
+    try:
+        known = set(merges.values())
+        return next((i for i in ids if not (type(i) is int and 0 <= i < 256) and i not in known), None)
+    except Exception:
+        return None
+
+
+def judge_text(returned: Any, expected: Any, args: tuple) -> str | None:
+    """A judge of ``decode_bytes(ids, merges)``: the same ``str``, or a ``ValueError`` (:class:`Raised`) naming the
+    unknown id where one is expected."""
+    if isinstance(returned, Raised):
+        text = str(returned.error)
+        if not isinstance(expected, Raised):
+            return f"raised: ValueError: {text[:100]}"
+        unknown = _unknown_id(*args)
+        if unknown is not None and not re.search(rf"(?<!\d){unknown}(?!\d)", text):
+            return f"raised: ValueError: {text[:100]} (name the unknown id, {unknown}, in the message)"
+        return None
+    if isinstance(expected, Raised):
+        return f"returned: {show(returned)}"
+    if not isinstance(returned, str):
+        return f"returned: {show(returned)} (a {type(returned).__name__}, not a str)"
+    if returned != expected:
+        return f"returned: {show(returned)}"
+    return None
+
+
+JUDGES: dict[str, Callable[..., Judge]] = {
+    "mapping": judge_mapping,
+    "sequence": judge_sequence,
+    "pair": lambda: judge_pair,
+    "list_of": judge_list_of,
+    "text": lambda: judge_text,
+}
+"""The judges by name, each made from its parameters: ``("mapping", {"order": True, "fresh": True})``."""
+
+ADAPTERS: dict[str, Callable[[Callable[..., Any]], Callable[..., Any]]] = {
+    "value_error_as_value": value_error_as_value,
+}
+"""What wraps both the learner's and the expected function of a check, by name."""
+
+
+def make_judge(name: str, params: Mapping[str, Any] | None = None) -> Judge:
+    """The judge called ``name`` (a key of :data:`JUDGES`) made with ``params``.
+
+    Raises:
+        KeyError: an unknown judge, naming it and the known ones.
+
+    Example:
+        >>> make_judge("mapping", {"order": True})({"a": 1, "b": 2}, {"b": 2, "a": 1}, ())
+        "returned: {'a': 1, 'b': 2} (right counts, keys not in order of first occurrence)"
+    """
+    if name not in JUDGES:
+        raise KeyError(f"no judge {name!r}; the judges are {', '.join(JUDGES)}")
+    return JUDGES[name](**dict(params or {}))
+
+
+class Named(str):
+    """A string that shows as its constant's name in messages (``GPT4_PATTERN``), and is the same string."""
+
+    name: str
+
+    def __new__(cls, value: str, name: str) -> Named:
+        made = super().__new__(cls, value)
+        made.name = name
+        return made
+
+    def __repr__(self) -> str:
+        return self.name
+
+    def __reduce__(self) -> tuple:
+        return (Named, (str(self), self.name))

@@ -3,31 +3,37 @@
 * :func:`expect` runs one example of the page (the visible tests): it calls the learner's function with a time
   limit and fails with the same three lines as the hidden checks: the call, the expected value, the returned
   one (or what it raised, or that it ran out of time), and the rule at stake after ``#`` when there is one.
-* :func:`check` runs the grader's hidden checks of one exercise inside the notebook, with the course's public
-  seed: ``check("merge")``. While nbgrader executes a notebook (``NBGRADER_EXECUTION`` is set) it does nothing.
+* :func:`check` runs the checks of one exercise inside the notebook on the course's public cases, comparing with
+  their expected answers shipped as data (:mod:`bpe_lab.expected`): ``check("merge")``. While nbgrader executes
+  a notebook (``NBGRADER_EXECUTION`` is set) it does nothing.
 
-This module is the learner-facing side of :mod:`autograder`: it imports neither the reference answers nor the
-grader until :func:`check` is called (which needs them), so that it can move to a learner's toolkit as it is.
+Neither the reference answers (``bpe_ref``) nor the grader (``autograder``) is imported here: the learner's
+toolkit has neither.
 """
 
 from __future__ import annotations
 
 import copy
-import importlib
 import os
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
+from . import expected
 from .harness import (
+    ADAPTERS,
     DEFAULT_TIME_LIMIT,
     CheckFailed,
     Described,
+    Judge,
     Outcome,
+    as_pair,
     call,
     format_call,
     judge_for,
+    make_judge,
+    run_cases,
     show,
     verdict,
 )
@@ -185,31 +191,108 @@ HIDDEN_CHECKS: dict[str, list[tuple[str, tuple[str, ...]]]] = {
         ("check_encode_ranks", ("gpt4",)),
     ],
 }
-CHECK_MODULES = ("checks", "checks_bytes")
-"""The modules of :mod:`autograder` that hold the checks named in :data:`HIDDEN_CHECKS`, looked up in this order."""
 
 
-def _the_check(check_name: str) -> Callable[..., None]:
-    for module in CHECK_MODULES:
+MARKER = "</w>"
+"""The end-of-word marker that ``apply_bpe`` adds to a word (``encode`` adds none)."""
+
+
+def _judge_disagreement(apply_bpe: Callable[..., Any], encode: Callable[..., Any]) -> Judge:
+    """A judge of ``disagreeing_merges(word)`` by the learner's own functions: right when ``apply_bpe`` (by rank,
+    its final end-of-word marker dropped) and ``encode`` (replay) split the word differently with the table."""
+
+    def judge(returned: Any, expected: Any, args: tuple) -> str | None:
+        (word,) = args
         try:
-            found = importlib.import_module(f"autograder.{module}")
-        except ImportError:
-            continue
-        if hasattr(found, check_name):
-            return getattr(found, check_name)
-    raise LookupError(f"no check {check_name} in autograder.{', autograder.'.join(CHECK_MODULES)}")
+            table = [as_pair(p) for p in returned]
+        except TypeError as exc:
+            return f"returned: {show(returned)}, not a merge table ({exc})"
+        problem = _not_a_table(table)
+        if problem:
+            return f"returned: {show(returned)}, not a merge table ({problem})"
+        by_rank, by_replay = call(apply_bpe, (word, table)), call(encode, (word, table))
+        for outcome, name in ((by_rank, "apply_bpe"), (by_replay, "encode")):
+            if outcome.error is not None or outcome.timed_out or not isinstance(outcome.value, (list, tuple)):
+                return f"returned: {show(table)}, on which your {name} gives no list of symbols"
+        ranked = _without_marker(list(by_rank.value))
+        if ranked != list(by_replay.value):
+            return None
+        return f"returned: {show(table)}, on which both give {show(ranked)}"
+
+    return judge
 
 
-def check(name: str, fn: Callable[..., Any] | None = None) -> None:
-    """Run the grader's hidden checks of the function ``name`` here, with the course's public inputs.
+def _not_a_table(table: list[Any]) -> str:
+    """What makes ``table`` no merge table (a pair that is not two non-empty strings), in the grader's words."""
+    for index, pair in enumerate(table):
+        shown = repr(pair) if len(repr(pair)) <= 80 else repr(pair)[:77] + "..."
+        if not isinstance(pair, tuple) or len(pair) != 2:
+            return f"merges[{index}] must be a tuple of two symbols, got {shown}"
+        if not all(isinstance(symbol, str) and symbol for symbol in pair):
+            return f"merges[{index}] must hold two non-empty strings, got {shown}"
+    return ""
+
+
+def _without_marker(symbols: list[Any]) -> list[Any]:
+    """``apply_bpe``'s symbols without the end-of-word marker it adds: ``["ab", "c</w>"]`` is ``["ab", "c"]``."""
+    if symbols and isinstance(symbols[-1], str) and symbols[-1].endswith(MARKER):
+        last = symbols[-1][: -len(MARKER)]
+        return symbols[:-1] + ([last] if last else [])
+    return symbols
+
+
+JUDGED_BY = ("apply_bpe", "encode")
+"""The learner's functions that judge ``disagreeing_merges`` in the self-check (the grader uses the reference)."""
+
+
+def _run_public(name: str, fn: Callable[..., Any], namespace: dict[str, Any]) -> None:
+    """Run ``fn`` on the public cases of ``name`` (:mod:`bpe_lab.expected`), each part in the order of the notebook."""
+    __tracebackhide__ = True
+    for part in expected.load(name):
+        learner = ADAPTERS[part.adapter](fn) if part.adapter else fn
+        if part.judge[0] == "counterexample":
+            judge = _judge_disagreement(*(_passing(helper, namespace) for helper in JUDGED_BY))
+        else:
+            judge = make_judge(*part.judge)
+
+        def expected_of(*args: Any, _answers: dict[str, Any] = part.answers) -> Any:
+            return copy.deepcopy(_answers[repr(args)])
+
+        run_cases(name, learner, part.cases, expected_of, judge)
+
+
+def _passing(name: str, namespace: dict[str, Any]) -> Callable[..., Any]:
+    """The notebook's ``name``, once it passes its own public cases (else a message to fix it first)."""
+    __tracebackhide__ = True
+    if not callable(namespace.get(name)):
+        raise NameError(f"define {name} first (run its cell): check('disagreeing_merges') judges with it")
+    try:
+        _run_public(name, namespace[name], namespace)
+    except CheckFailed as failed:
+        raise CheckFailed(
+            f"disagreeing_merges is judged with your {name}, which fails its own check: fix it first\n{failed}"
+        ) from None
+    return namespace[name]
+
+
+def check(name: str, fn: Callable[..., Any] | None = None, namespace: Mapping[str, Any] | None = None) -> None:
+    """Run the checks of the function ``name`` here, on the course's public cases, with their expected answers.
+
+    The cases and answers are data of this package (:mod:`bpe_lab.expected`), made from the course's reference by
+    ``python -m autograder release``; the judges and the three-line messages are those of grading. For
+    ``disagreeing_merges`` the notebook's own ``apply_bpe`` and ``encode`` judge the tables, once they pass their
+    own checks.
 
     Args:
         name: a graded function, e.g. ``"merge"``.
-        fn: the function to check; by default the one of that name where ``check`` is called (the notebook).
+        fn: the function to check; by default the one of that name in ``namespace``.
+        namespace: the notebook's names (where ``fn``, and ``apply_bpe`` and ``encode`` for
+            ``disagreeing_merges``, are found); by default those where ``check`` is called.
 
     Raises:
-        CheckFailed: the first failing check's three lines (call, expected, returned), as ``grade`` shows them.
-        KeyError: ``name`` is not a graded function. NameError: the notebook defines no ``name`` yet.
+        CheckFailed: the first failing case's three lines (call, expected, returned), as ``grade`` shows them.
+        KeyError: ``name`` is not a graded function. NameError: the notebook defines no ``name`` yet (or, for
+        ``disagreeing_merges``, no ``apply_bpe`` or ``encode``).
 
     Example:
         >>> def merge(ids, pair, new_id): ...
@@ -221,22 +304,17 @@ def check(name: str, fn: Callable[..., Any] | None = None) -> None:
         return
     if name not in HIDDEN_CHECKS:
         raise KeyError(f"{name!r} is not a graded function; use one of {', '.join(HIDDEN_CHECKS)}")
-    if fn is None:
+    if namespace is None:
         caller = sys._getframe(1)
         namespace = {**caller.f_globals, **caller.f_locals}
+    namespace = dict(namespace)
+    if fn is None:
         if name not in namespace:
             raise NameError(f"define {name} first (run its cell), then check it")
         fn = namespace[name]
-    from autograder import cases  # the grader: imported only now
-
     start = time.perf_counter()
-    saved = cases.SEED, cases.FIXED_ONLY
-    cases.SEED, cases.FIXED_ONLY = cases.PUBLIC_SEED, False
-    try:
-        for check_name, part in HIDDEN_CHECKS[name]:
-            _the_check(check_name)(fn, *part)
-    finally:
-        cases.SEED, cases.FIXED_ONLY = saved
+    _run_public(name, fn, namespace)
     count = len(HIDDEN_CHECKS[name])
     passed = f"the {count} hidden checks pass" if count > 1 else "the hidden check passes"
-    print(f"{name}: {passed} ({time.perf_counter() - start:.1f} s)")
+    judged = f", judged with your {' and '.join(JUDGED_BY)}" if name == "disagreeing_merges" else ""
+    print(f"{name}: {passed} ({time.perf_counter() - start:.1f} s{judged})")

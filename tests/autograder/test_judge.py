@@ -25,9 +25,9 @@ from autograder.judge import (
     student_exception,
     worker_command,
 )
-from autograder.judge_worker import decode, encode
 from autograder.sandbox import bubblewrap, sandbox_argv
 from bpe_lab import harness
+from bpe_lab.codec import pack, unpack
 
 COURSE = Path(__file__).resolve().parents[2]
 GOOD_MERGE = sample_class.students()["01_pair_counts_and_merge"]["correct-loops"]["merge"]
@@ -59,7 +59,7 @@ plain = st.recursive(
 
 @given(plain)
 def test_plain_data_survives_the_trip(value):
-    for back in (decode(encode(value)), decode_answer(encode(value))):  # to the worker, and back to the grader
+    for back in (unpack(pack(value)), decode_answer(pack(value))):  # to the worker, and back to the grader
         assert back == value and type(back) is type(value)
         if isinstance(value, dict):
             assert list(back) == list(value)  # order kept
@@ -84,10 +84,10 @@ def test_an_answer_built_to_stall_or_confuse_the_grader_is_refused(answer):
 
 def test_mappings_arrive_as_dicts_and_odd_values_are_refused():
     counter = collections.Counter({("a", "b"): 2, ("b", "c"): 1})
-    assert decode(encode(counter)) == {("a", "b"): 2, ("b", "c"): 1}
-    assert type(decode(encode(counter))) is dict
+    assert unpack(pack(counter)) == {("a", "b"): 2, ("b", "c"): 1}
+    assert type(unpack(pack(counter))) is dict
     with pytest.raises(Exception, match="generator"):
-        encode(x for x in [])
+        pack(x for x in [])
 
 
 def test_free_names_are_what_the_cell_reads_before_binding():

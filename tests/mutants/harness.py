@@ -51,7 +51,7 @@ from typing import Any
 
 import nbformat
 
-from autograder import cases, checks, checks_bytes, grading, sample_class
+from autograder import cases, grading, sample_class, spec
 from autograder import submissions as class_folder
 from bpe_lab import harness
 
@@ -343,18 +343,18 @@ class _Recorded:
 def _recording() -> Iterator[list[_Recorded]]:
     """Record every ``run_cases`` call the checks make (the cases, the reference and the judge)."""
     seen: list[_Recorded] = []
-    original = checks.run_cases
+    original = spec.run_cases  # the one runner of every check (autograder.spec.run_spec) calls it
 
     def spy(name, fn, cases, expected_of, judge, **kwargs):
         cases = list(cases)
         seen.append(_Recorded(name, fn, cases, expected_of, judge))
         return original(name, fn, cases, expected_of, judge, **kwargs)
 
-    checks.run_cases = checks_bytes.run_cases = spy
+    spec.run_cases = spy
     try:
         yield seen
     finally:
-        checks.run_cases = checks_bytes.run_cases = original
+        spec.run_cases = original
 
 
 def _unchanged(before: Any, after: Any) -> bool:

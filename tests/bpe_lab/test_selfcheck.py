@@ -10,11 +10,21 @@ import nbformat
 import pytest
 
 import bpe_ref
-from autograder import cases
-from bpe_lab import harness, selfcheck
+from autograder import cases, checks, checks_bytes
+from bpe_lab import selfcheck
 from bpe_lab.harness import CheckFailed
 
 ROOT = Path(__file__).resolve().parents[2]
+
+BLOCK = """
+import sys
+class _Block:
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] in ("bpe_ref", "autograder"):
+            raise ModuleNotFoundError(f"{name} is blocked", name=name)
+sys.meta_path.insert(0, _Block())
+"""
+"""Put before a subprocess's code: importing the reference or the grader fails there, as in a learner's install."""
 
 
 def _hidden_calls() -> dict[str, list[tuple[str, tuple[str, ...]]]]:
@@ -32,12 +42,10 @@ def test_check_runs_exactly_the_hidden_tests_of_the_source_notebooks():
     assert selfcheck.HIDDEN_CHECKS == _hidden_calls()
 
 
-def test_every_check_named_exists():
+def test_every_check_named_is_a_check_of_the_grader():
     for entries in selfcheck.HIDDEN_CHECKS.values():
         for check_name, _ in entries:
-            assert callable(selfcheck._the_check(check_name))
-    with pytest.raises(LookupError, match="no check check_nothing"):
-        selfcheck._the_check("check_nothing")
+            assert callable(getattr(checks, check_name, None) or getattr(checks_bytes, check_name, None)), check_name
 
 
 CHECK_CELL_ASSIGNMENTS = [
@@ -82,18 +90,23 @@ def test_check_fails_with_the_hidden_checks_three_lines():
     assert re.fullmatch(r"  expected: \[\d+, \d\]", expected) and re.fullmatch(r"  returned: \[(\d+), \1\]", returned)
 
 
-def test_check_uses_the_public_inputs_whatever_seed_the_process_has(monkeypatch):
-    seen = []
-    original = harness.run_cases
+def test_check_fails_on_the_same_case_with_the_same_message_as_the_grader_with_the_public_seed(monkeypatch):
+    def merge(ids, pair, new_id):  # no skip after a match
+        out = []
+        for i, x in enumerate(ids):
+            if i + 1 < len(ids) and (x, ids[i + 1]) == tuple(pair):
+                out.append(new_id)
+            elif not (i and (ids[i - 1], x) == tuple(pair)):
+                out.append(x)
+        return out
 
-    def spy(name, fn, cases_, *args, **kwargs):
-        seen.append(cases.SEED)
-        return original(name, fn, cases_, *args, **kwargs)
-
-    monkeypatch.setattr("autograder.checks.run_cases", spy)
-    monkeypatch.setattr(cases, "SEED", 12345)
-    selfcheck.check("merge", bpe_ref.merge)
-    assert seen == [cases.PUBLIC_SEED, cases.PUBLIC_SEED] and cases.SEED == 12345
+    monkeypatch.setattr(cases, "SEED", cases.PUBLIC_SEED)
+    with pytest.raises(CheckFailed) as graded:
+        checks.check_merge(merge, "overlaps")
+    monkeypatch.setattr(cases, "SEED", 12345)  # the check reads its cases from data: no seed of the process counts
+    with pytest.raises(CheckFailed) as checked:
+        selfcheck.check("merge", merge)
+    assert str(checked.value) == str(graded.value)
 
 
 def test_check_does_nothing_while_nbgrader_executes_the_notebook(monkeypatch, capsys):
@@ -166,7 +179,66 @@ def test_expect_shows_a_long_argument_by_its_name_in_the_notebook_and_passes_the
     assert str(failed.value).splitlines()[0] == "pretokenize('a b', 'ab')"  # short values are shown as they are
 
 
-def test_the_learner_side_imports_without_the_reference_answers():
-    code = "import sys, bpe_lab.selfcheck; print(sorted(m for m in sys.modules if m.split('.')[0] == 'bpe_ref'))"
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=os.environ, check=True)
-    assert out.stdout.strip() == "[]"
+def test_the_learner_side_checks_with_the_reference_and_grader_unimportable():
+    code = BLOCK + (
+        "import bpe_lab, bpe_lab.selfcheck, bpe_lab.harness, bpe_lab.expected, bpe_lab.codec\n"
+        "def merge(ids, pair, new_id):\n"
+        "    out, i = [], 0\n"
+        "    while i < len(ids):\n"
+        "        if i + 1 < len(ids) and (ids[i], ids[i + 1]) == pair:\n"
+        "            out.append(new_id); i += 2\n"
+        "        else:\n"
+        "            out.append(ids[i]); i += 1\n"
+        "    return out\n"
+        "bpe_lab.selfcheck.check('merge')\n"
+        "for name in bpe_lab.selfcheck.HIDDEN_CHECKS: bpe_lab.expected.load(name)\n"
+        "print(sorted({m.split('.')[0] for m in sys.modules} & {'bpe_ref', 'autograder'}))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=os.environ, cwd=ROOT)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert re.fullmatch(r"merge: the 2 hidden checks pass \(\d+\.\d s\)\n\[\]\n", out.stdout)
+
+
+def test_a_blocked_import_fails_in_the_subprocess():  # the test above would pass vacuously without the hook
+    out = subprocess.run([sys.executable, "-c", BLOCK + "import bpe_ref"], capture_output=True, text=True, cwd=ROOT)
+    assert out.returncode == 1 and "bpe_ref is blocked" in out.stderr
+
+
+def _disagreeing_merges(word):
+    symbols = bpe_ref.replay(list(word), [(word[0], word[1])])
+    return [(symbols[0], symbols[1]), (word[0], word[1])]
+
+
+def test_disagreeing_merges_is_judged_with_the_notebooks_apply_bpe_and_encode(capsys):
+    apply_bpe, encode, disagreeing_merges = bpe_ref.apply_bpe, bpe_ref.encode, _disagreeing_merges  # noqa: F841
+    selfcheck.check("disagreeing_merges")
+    assert capsys.readouterr().out.endswith(", judged with your apply_bpe and encode)\n")
+
+    def agreeing(word):  # learned order: rank and replay agree
+        return [(word[0], word[1])]
+
+    with pytest.raises(CheckFailed) as failed:
+        selfcheck.check("disagreeing_merges", agreeing)
+    assert str(failed.value).splitlines() == [
+        "disagreeing_merges('aaa')",  # the smallest word, first by repr
+        "  expected: a merge table on which applying by rank and replaying split 'aaa' differently",
+        "  returned: [('a', 'a')], on which both give ['aa', 'a']",
+    ]
+    with pytest.raises(CheckFailed) as graded:
+        checks.check_counterexample(agreeing)
+    assert str(graded.value) == str(failed.value)  # the grader's judge, with the reference, says the same
+
+
+def test_disagreeing_merges_asks_to_fix_a_failing_apply_bpe_first():
+    def apply_bpe(word, merges):  # replays instead of merging by rank
+        return bpe_ref.replay([*word, "</w>"], merges)
+
+    encode, disagreeing_merges = bpe_ref.encode, _disagreeing_merges  # noqa: F841
+    with pytest.raises(CheckFailed) as failed:
+        selfcheck.check("disagreeing_merges")
+    lines = str(failed.value).splitlines()
+    assert lines[0] == "disagreeing_merges is judged with your apply_bpe, which fails its own check: fix it first"
+    assert lines[1].startswith("apply_bpe(") and lines[2].startswith("  expected: ")
+    del apply_bpe
+    with pytest.raises(NameError, match="define apply_bpe first"):
+        selfcheck.check("disagreeing_merges")

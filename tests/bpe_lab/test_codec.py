@@ -1,0 +1,31 @@
+"""The one codec: values to tagged JSON and back, and the judge's worker runs its very text."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from autograder import judge
+from bpe_lab import codec
+
+
+@pytest.mark.parametrize(
+    "value",
+    [None, True, 3, 2.5, "é", [1, (2, 3)], {("a", "b"): 2}, {1, 2}, b"\x00\xff", {"k": [{"n": (b"x",)}]}],
+)
+def test_a_value_goes_through_json_and_back(value):
+    back = codec.unpack(json.loads(json.dumps(codec.pack(value))))
+    assert back == value and type(back) is type(value)
+
+
+def test_what_is_not_plain_data_is_unreadable_and_an_unknown_tag_an_error():
+    with pytest.raises(codec.Unreadable, match="generator"):
+        codec.pack(x for x in [])
+    with pytest.raises(ValueError, match="unknown tag 'q'"):
+        codec.unpack({"q": []})
+
+
+def test_the_workers_text_holds_the_codecs_text_instead_of_importing_it():
+    source = Path(codec.__file__).read_text(encoding="utf-8")
+    assert source in judge.WORKER_SOURCE and "from bpe_lab.codec import" not in judge.WORKER_SOURCE
+    compile(judge.WORKER_SOURCE, "<worker>", "exec")
