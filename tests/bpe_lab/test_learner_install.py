@@ -87,7 +87,8 @@ def _errors(nb: nbformat.NotebookNode) -> list[tuple[str, str, str]]:
 
 def _drew(cell: nbformat.NotebookNode) -> bool:
     shown = ("image/png", "image/svg+xml", "application/vnd.jupyter.widget-view+json", "text/html")
-    return any(out.output_type == "display_data" and set(out.get("data", {})) & set(shown) for out in cell.outputs)
+    drawn = ("display_data", "execute_result")
+    return any(out.output_type in drawn and set(out.get("data", {})) & set(shown) for out in cell.outputs)
 
 
 def test_the_answer_key_is_not_importable_there(learner_python: Path, tmp_path: Path) -> None:
@@ -121,7 +122,7 @@ def test_a_release_notebook_runs_top_to_bottom_with_its_charts(
     nb = _execute(learner_python, _release(assignment), tmp_path / assignment)
     for grade_id, ename, evalue in _errors(nb):
         assert ename == "NotImplementedError" or "NotImplementedError" in evalue, (grade_id, ename, evalue)
-    charts = [cell for cell in nb.cells if _grade_id(cell).startswith("chart_")]
+    charts = [cell for cell in nb.cells if cell.cell_type == "code" and _grade_id(cell).startswith("chart_")]
     assert charts and all(_drew(cell) for cell in charts), [_grade_id(c) for c in charts if not _drew(c)]
 
 
@@ -131,10 +132,10 @@ def test_a_finished_notebook_runs_clean_and_its_checks_pass(
 ) -> None:
     nb = _execute(learner_python, _finished(assignment), tmp_path / assignment)
     assert _errors(nb) == []
-    checks = [cell for cell in nb.cells if _grade_id(cell).startswith("check_")]
+    checks = [cell for cell in nb.cells if cell.cell_type == "code" and _grade_id(cell).startswith("check_")]
     said = ["".join(out.get("text", "") for out in cell.outputs) for cell in checks]
     assert checks and all("pass" in text for text in said), said
-    assert all(_drew(cell) for cell in nb.cells if _grade_id(cell).startswith("chart_"))
+    assert all(_drew(c) for c in nb.cells if c.cell_type == "code" and _grade_id(c).startswith("chart_"))
     path = tmp_path / f"{assignment}.ipynb"
     nbformat.write(_finished(assignment), path)
     cli = _run(learner_python, "-m", "bpe_lab", "check", str(path), cwd=tmp_path)
