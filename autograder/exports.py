@@ -18,7 +18,7 @@ from pathlib import Path
 
 from .course import CourseError
 from .grading import csv_text
-from .report import _iso, _safe_url, open_gradebook
+from .report import iso_time, open_gradebook, safe_url
 
 
 @dataclass
@@ -89,7 +89,7 @@ def collect(db_urls: list[str], assignments: list[str] | None = None) -> Gradesh
     """
     sheet = Gradesheet()
     for url in dict.fromkeys(db_urls):
-        shown = _safe_url(url)
+        shown = safe_url(url)
         with open_gradebook(url) as gradebook:
             for row in gradebook.students:
                 _add_student(
@@ -109,7 +109,7 @@ def collect(db_urls: list[str], assignments: list[str] | None = None) -> Gradesh
                         f"gradebook and {top:g} in {shown}"
                     )
                 if assignment.duedate is not None:
-                    sheet.duedates.setdefault(assignment.name, _iso(assignment.duedate))
+                    sheet.duedates.setdefault(assignment.name, iso_time(assignment.duedate))
                 for sub in assignment.submissions:
                     key = (sub.student.id, assignment.name)
                     if key in sheet.grades:
@@ -124,7 +124,7 @@ def collect(db_urls: list[str], assignments: list[str] | None = None) -> Gradesh
                         float(sub.score or 0),
                         float(sub.late_submission_penalty or 0),
                         top,
-                        _iso(sub.timestamp),
+                        iso_time(sub.timestamp),
                         float(sub.total_seconds_late or 0),
                         shown,
                     )

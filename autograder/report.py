@@ -238,7 +238,8 @@ class Report:
 # ---------------------------------------------------------------------------------------------------------------
 
 
-def _safe_url(db_url: str) -> str:
+def safe_url(db_url: str) -> str:
+    """``db_url`` with its password hidden, for messages (``postgresql://bpe:***@host/db``)."""
     from sqlalchemy.engine import make_url
 
     try:
@@ -261,7 +262,7 @@ def open_gradebook(db_url: str):
     from nbgrader.api import Gradebook
     from sqlalchemy.engine import make_url
 
-    shown = _safe_url(db_url)
+    shown = safe_url(db_url)
     try:
         url = make_url(db_url)
     except Exception:
@@ -319,7 +320,8 @@ def _exercise_of(notebook) -> dict[str, str]:
     return mapping
 
 
-def _iso(value: dt.datetime | None) -> str:
+def iso_time(value: dt.datetime | None) -> str:
+    """A gradebook time as ``2027-01-15 17:00:00`` (``""`` for none), as the report and the exports print it."""
     return value.isoformat(sep=" ", timespec="seconds") if value is not None else ""
 
 
@@ -360,7 +362,7 @@ def build_report(db_url: str, autograded_dir: Path | str, assignment: str | None
             chosen = sorted(gradebook.assignments, key=lambda a: a.name)
         reports = [_assignment_report(a, root) for a in chosen]
     generated = dt.datetime.now(dt.timezone.utc).isoformat(sep=" ", timespec="seconds")
-    return Report(_safe_url(db_url), str(root), generated, reports)
+    return Report(safe_url(db_url), str(root), generated, reports)
 
 
 def _assignment_report(assignment, root: Path) -> AssignmentReport:
@@ -415,8 +417,8 @@ def _assignment_report(assignment, root: Path) -> AssignmentReport:
                 float(submission.score or 0),
                 float(submission.max_score or 0),
                 float(submission.late_submission_penalty or 0),
-                _iso(submission.timestamp),
-                _iso(submission.duedate),
+                iso_time(submission.timestamp),
+                iso_time(submission.duedate),
                 float(submission.total_seconds_late or 0),
                 problems,
             )
@@ -437,7 +439,7 @@ def _assignment_report(assignment, root: Path) -> AssignmentReport:
         mean = statistics.fmean(points.values()) if points else 0.0
         exercises.append(ExerciseStats(name, top, full, len(points), mean))
     return AssignmentReport(
-        assignment.name, float(assignment.max_score or 0), _iso(assignment.duedate), rows, tests, exercises
+        assignment.name, float(assignment.max_score or 0), iso_time(assignment.duedate), rows, tests, exercises
     )
 
 
