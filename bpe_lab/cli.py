@@ -131,14 +131,21 @@ def graded_functions(nb: dict[str, Any]) -> list[str]:
         >>> graded_functions(nb)
         ['merge']
     """
-    return list(points(nb))
+    return list(cell_points(nb))
 
 
-def points(nb: dict[str, Any]) -> dict[str, float]:
-    """The points of each graded function: the sum of its test cells' (``test_<function>...``), as nbgrader has them."""
+def cell_points(nb: dict[str, Any]) -> dict[str, list[float]]:
+    """The points of each graded function's test cells (``test_<function>...``), in order, as nbgrader has them.
+
+    Example:
+        >>> cell = {"cell_type": "code", "metadata": {"nbgrader": {"grade": True, "grade_id": "test_merge_basic",
+        ...                                                        "points": 2}}}
+        >>> cell_points({"cells": [cell, cell]})
+        {'merge': [2.0, 2.0]}
+    """
     from .selfcheck import HIDDEN_CHECKS
 
-    out: dict[str, float] = {}
+    out: dict[str, list[float]] = {}
     for cell in nb["cells"]:
         grade_id = cells.grade_id(cell)
         if not (cells.is_graded(cell) and grade_id.startswith("test_")):
@@ -146,7 +153,7 @@ def points(nb: dict[str, Any]) -> dict[str, float]:
         name = max((n for n in HIDDEN_CHECKS if grade_id[5:] == n or grade_id[5:].startswith(n + "_")), key=len,
                    default=None)  # fmt: skip
         if name is not None:
-            out[name] = out.get(name, 0.0) + cells.points(cell)
+            out.setdefault(name, []).append(cells.points(cell))
     return out
 
 
@@ -165,20 +172,21 @@ for cell_id, source in request["cells"]:
     except BaseException as exc:  # the learner's cell: reported, the others still run
         errors.append(f"{cell_id}: {type(exc).__name__}: {str(exc)[:200]}")
 del os.environ["NBGRADER_EXECUTION"]
-from bpe_lab.selfcheck import check
+from bpe_lab.selfcheck import check_parts
 results = []
 for name in request["names"]:
     if name not in namespace:
-        results.append([name, False, f"{name} is not defined: its cell raised or does not define it"])
+        results.append([name, [], f"{name} is not defined: its cell raised or does not define it"])
         continue
     try:
         with contextlib.redirect_stdout(io.StringIO()):
-            check(name, namespace[name], namespace)
-        results.append([name, True, ""])
-    except AssertionError as exc:
-        results.append([name, False, str(exc)])
+            parts = check_parts(name, namespace[name], namespace)
     except Exception as exc:
-        results.append([name, False, f"{type(exc).__name__}: {exc}"])
+        results.append([name, [], f"{type(exc).__name__}: {exc}"])
+        continue
+    shown = [[part, failed is None, "\n".join([str(failed), *getattr(failed, "__notes__", [])]) if failed else ""]
+             for part, count, failed in parts]
+    results.append([name, shown, ""])
 print(json.dumps({"errors": errors, "results": results}))
 """
 
@@ -226,7 +234,7 @@ def check_notebook(path: str | os.PathLike[str], only: list[str] | None = None) 
     except subprocess.TimeoutExpired:
         report.cell_errors.append(f"the notebook's definitions ran past {RUN_TIMEOUT:g} s (a loop at top level?)")
         report.outcomes = [Outcome(n, False, "not checked: the run ran out of time") for n in names]
-        return _with_points(report, nb)
+        return _unchecked(report, nb)
     lines = done.stdout.strip().splitlines()
     try:
         data = json.loads(lines[-1])
@@ -234,18 +242,25 @@ def check_notebook(path: str | os.PathLike[str], only: list[str] | None = None) 
         tail = (done.stderr.strip().splitlines() or ["no output"])[-1]
         report.cell_errors.append(f"the run stopped before reporting (exit {done.returncode}): {tail[:200]}")
         report.outcomes = [Outcome(n, False, "not checked: the run stopped") for n in names]
-        return _with_points(report, nb)
+        return _unchecked(report, nb)
     report.cell_errors = list(data["errors"])
-    report.outcomes = [Outcome(name, passed, message) for name, passed, message in data["results"]]
+    table = cell_points(nb)
+    for name, parts, message in data["results"]:
+        cells_of = table.get(name, [])
+        outcome = Outcome(name, bool(parts) and all(ok for _, ok, _ in parts), message)
+        outcome.possible = sum(cells_of)
+        if parts:  # the parts come in the order of the function's test cells, one each
+            outcome.points = sum(p for (_, ok, _), p in zip(parts, cells_of) if ok)
+            outcome.message = next((text for _, ok, text in parts if not ok), "")
+        report.outcomes.append(outcome)
     report.seconds = time.perf_counter() - start
-    return _with_points(report, nb)
+    return report
 
 
-def _with_points(report: Report, nb: dict[str, Any]) -> Report:
-    table = points(nb)
+def _unchecked(report: Report, nb: dict[str, Any]) -> Report:
+    table = cell_points(nb)
     for outcome in report.outcomes:
-        outcome.possible = table.get(outcome.name, 0.0)
-        outcome.points = outcome.possible if outcome.passed else 0.0
+        outcome.possible = sum(table.get(outcome.name, []))
     return report
 
 

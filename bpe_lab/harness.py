@@ -39,13 +39,26 @@ _MAX_TEXT = 160
 
 
 def show(value: Any, _depth: int = 0) -> str:
-    """A short, one-line ``repr`` of ``value`` for failure messages: order kept, long containers elided."""
+    """A short, one-line ``repr`` of ``value`` for failure messages: order kept, long containers elided.
+
+    A large table of mergeable ranks (bytes keys) shows how many single bytes it has, then its merged tokens.
+
+    Example:
+        >>> show({bytes([i]): i for i in range(256)} | {b"ab": 256})
+        "{<256 single bytes>, b'ab': 256}"
+    """
     if _depth > 3:
         return "..."
     if type(value) is dict:
         items = list(value.items())
+        head = ""
+        if len(items) > _MAX_ITEMS and all(type(k) is bytes for k, _ in items):
+            # mergeable ranks: the single bytes are the same in every table; the merged tokens are what differs
+            singles = sum(1 for k, _ in items if len(k) == 1)
+            items = [(k, v) for k, v in items if len(k) != 1]
+            head = f"<{singles} single bytes>" + (", " if items else "") if singles else ""
         body = ", ".join(f"{show(k, _depth + 1)}: {show(v, _depth + 1)}" for k, v in items[:_MAX_ITEMS])
-        return "{" + body + (", ..." if len(items) > _MAX_ITEMS else "") + "}"
+        return "{" + head + body + (", ..." if len(items) > _MAX_ITEMS else "") + "}"
     if type(value) in (list, tuple):
         body = ", ".join(show(x, _depth + 1) for x in value[:_MAX_ITEMS])
         more = ", ..." if len(value) > _MAX_ITEMS else ""

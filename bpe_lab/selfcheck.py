@@ -38,7 +38,7 @@ from .harness import (
     verdict,
 )
 
-__all__ = ["HIDDEN_CHECKS", "ExampleFailed", "check", "expect"]
+__all__ = ["HIDDEN_CHECKS", "ExampleFailed", "check", "check_parts", "expect", "failing_helpers"]
 
 _UNSET = object()
 
@@ -112,6 +112,8 @@ def expect(
             text = text.replace(format_call(name, args), format_call(name, named), 1)
         example = ExampleFailed(text)
         for line in getattr(failure, "__notes__", []):
+            example.add_note(line)
+        for line in failing_helpers(fn, sys._getframe(1).f_globals, name):  # a helper it calls is wrong: say so
             example.add_note(line)
         raise example from None
     return outcome.value
@@ -245,20 +247,79 @@ JUDGED_BY = ("apply_bpe", "encode")
 """The learner's functions that judge ``disagreeing_merges`` in the self-check (the grader uses the reference)."""
 
 
-def _run_public(name: str, fn: Callable[..., Any], namespace: dict[str, Any]) -> None:
-    """Run ``fn`` on the public cases of ``name`` (:mod:`bpe_lab.expected`), each part in the order of the notebook."""
+def _run_part(name: str, fn: Callable[..., Any], part: expected.PublicPart, namespace: dict[str, Any]) -> int:
+    """Run ``fn`` on the public cases of one part; the number of cases run (all passed)."""
     __tracebackhide__ = True
+    learner = ADAPTERS[part.adapter](fn) if part.adapter else fn
+    if part.judge[0] == "counterexample":
+        judge = _judge_disagreement(*(_passing(helper, namespace) for helper in JUDGED_BY))
+    else:
+        judge = make_judge(*part.judge)
+
+    def expected_of(*args: Any, _answers: dict[str, Any] = part.answers) -> Any:
+        return copy.deepcopy(_answers[repr(args)])
+
+    return run_cases(name, learner, part.cases, expected_of, judge)
+
+
+def _run_public(name: str, fn: Callable[..., Any], namespace: dict[str, Any]) -> int:
+    """Run ``fn`` on the public cases of ``name`` (:mod:`bpe_lab.expected`), each part in the order of the
+    notebook; the number of cases run."""
+    __tracebackhide__ = True
+    return sum(_run_part(name, fn, part, namespace) for part in expected.load(name))
+
+
+def failing_helpers(fn: Callable[..., Any], namespace: Mapping[str, Any], name: str = "") -> list[str]:
+    """The notes to add to a failure of ``fn``: one per graded function it calls by name (``count_pairs`` in a
+    ``train_bpe``) that fails its own public cases, so that the learner fixes that one first.
+
+    Example:
+        >>> def count_pairs(vocab): return {}
+        >>> def train_bpe(word_freqs, num_merges): return count_pairs(word_freqs)
+        >>> failing_helpers(train_bpe, {"count_pairs": count_pairs})[0][:60]
+        'note: train_bpe calls your count_pairs, which fails its own '
+    """
+    code = getattr(fn, "__code__", None)
+    names = (*code.co_names, *code.co_freevars) if code else ()  # globals of a notebook, or a closure's names
+    called = [n for n in dict.fromkeys(names) if n in HIDDEN_CHECKS and n != name]
+    notes = []
+    for helper in called:
+        if not callable(namespace.get(helper)):
+            continue
+        try:
+            _run_public(helper, namespace[helper], dict(namespace))
+        except Exception as failed:  # its own check fails (or cannot run): that is the note
+            first = str(failed).splitlines()[0] if str(failed) else type(failed).__name__
+            notes.append(
+                f"note: {getattr(fn, '__name__', name)} calls your {helper}, which fails its own check "
+                f"({first}): fix {helper} first"
+            )
+    return notes
+
+
+def check_parts(
+    name: str, fn: Callable[..., Any], namespace: Mapping[str, Any] | None = None
+) -> list[tuple[str, int, CheckFailed | None]]:
+    """Every part of ``name``'s public cases, run to the end: ``(part, cases run, failure or None)`` in the
+    notebook's order (one part per test cell). A failure carries :func:`failing_helpers`' notes.
+
+    Raises:
+        KeyError: ``name`` is not a graded function.
+    """
+    if name not in HIDDEN_CHECKS:
+        raise KeyError(f"{name!r} is not a graded function; use one of {', '.join(HIDDEN_CHECKS)}")
+    names = dict(namespace or {})
+    results: list[tuple[str, int, CheckFailed | None]] = []
+    notes: list[str] | None = None  # found once, at the first failure
     for part in expected.load(name):
-        learner = ADAPTERS[part.adapter](fn) if part.adapter else fn
-        if part.judge[0] == "counterexample":
-            judge = _judge_disagreement(*(_passing(helper, namespace) for helper in JUDGED_BY))
-        else:
-            judge = make_judge(*part.judge)
-
-        def expected_of(*args: Any, _answers: dict[str, Any] = part.answers) -> Any:
-            return copy.deepcopy(_answers[repr(args)])
-
-        run_cases(name, learner, part.cases, expected_of, judge)
+        try:
+            results.append((part.part, _run_part(name, fn, part, names), None))
+        except CheckFailed as failed:
+            notes = failing_helpers(fn, names, name) if notes is None else notes
+            for note in notes:
+                failed.add_note(note)
+            results.append((part.part, 0, failed))
+    return results
 
 
 def _passing(name: str, namespace: dict[str, Any]) -> Callable[..., Any]:
@@ -297,10 +358,10 @@ def check(name: str, fn: Callable[..., Any] | None = None, namespace: Mapping[st
     Example:
         >>> def merge(ids, pair, new_id): ...
         >>> check("merge")  # doctest: +SKIP
-        merge: the 2 hidden checks pass (0.1 s)
+        merge: the 312 public cases pass (0.1 s)
     """
     __tracebackhide__ = True
-    if os.environ.get("NBGRADER_EXECUTION"):  # grading runs the hidden tests itself
+    if os.environ.get("NBGRADER_EXECUTION"):  # grading runs its own checks, on private inputs too
         return
     if name not in HIDDEN_CHECKS:
         raise KeyError(f"{name!r} is not a graded function; use one of {', '.join(HIDDEN_CHECKS)}")
@@ -313,8 +374,11 @@ def check(name: str, fn: Callable[..., Any] | None = None, namespace: Mapping[st
             raise NameError(f"define {name} first (run its cell), then check it")
         fn = namespace[name]
     start = time.perf_counter()
-    _run_public(name, fn, namespace)
-    count = len(HIDDEN_CHECKS[name])
-    passed = f"the {count} hidden checks pass" if count > 1 else "the hidden check passes"
+    try:
+        count = _run_public(name, fn, namespace)
+    except CheckFailed as failed:
+        for note in failing_helpers(fn, namespace, name):
+            failed.add_note(note)
+        raise
     judged = f", judged with your {' and '.join(JUDGED_BY)}" if name == "disagreeing_merges" else ""
-    print(f"{name}: {passed} ({time.perf_counter() - start:.1f} s{judged})")
+    print(f"{name}: the {count} public cases pass ({time.perf_counter() - start:.1f} s{judged})")

@@ -63,7 +63,7 @@ def test_a_wrong_merge_is_named_with_its_smallest_failing_input(merge_skips_noth
     assert run, first
     old, new = run.groups()
     assert expected.strip() == f"expected: [{new}, {old}]" and returned.strip() == f"returned: [{new}, {new}]"
-    assert (by_name["merge"].points, report.score) == (0.0, 4.0)
+    assert (by_name["merge"].points, report.score) == (2.0, 6.0)  # its "basic" test cell passes, "overlaps" not
 
 
 def test_the_release_notebook_fails_every_function_on_its_stub(tmp_path: Path) -> None:
@@ -114,7 +114,7 @@ def test_the_command_line_prints_the_failure_and_exits_1(merge_skips_nothing_01:
         [sys.executable, "-m", "bpe_lab", "check", str(merge_skips_nothing_01)], capture_output=True, text=True
     )
     assert done.returncode == 1, done.stderr
-    assert "4 of 8 points" in done.stdout and "FAIL merge" in done.stdout and "expected: [" in done.stdout
+    assert "6 of 8 points" in done.stdout and "FAIL merge" in done.stdout and "expected: [" in done.stdout
 
 
 def test_definitions_keep_the_given_code_and_leave_out_what_draws_or_tests() -> None:

@@ -11,7 +11,7 @@ import pytest
 
 import bpe_ref
 from autograder import cases, checks, checks_bytes
-from bpe_lab import selfcheck
+from bpe_lab import harness, selfcheck
 from bpe_lab.harness import CheckFailed
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -67,10 +67,60 @@ def test_every_graded_function_has_a_check_cell_in_its_notebook():
     assert cells == {name: f"check_{name}" for name in selfcheck.HIDDEN_CHECKS}
 
 
+def _public_count(name: str) -> int:
+    from bpe_lab import expected
+
+    return sum(len({repr(case.args) for case in part.cases}) for part in expected.load(name))
+
+
+def test_check_parts_scores_each_part_alone_as_its_test_cell_does():
+    def best_pair(pair_counts, tie_break):  # "largest" picks the smallest: only that part fails
+        top = max(pair_counts.values())
+        tied = [p for p, c in pair_counts.items() if c == top]
+        return tied[0] if tie_break == "first" else min(tied)
+
+    parts = selfcheck.check_parts("best_pair", best_pair)
+    assert [(part, failed is None) for part, _, failed in parts] == [
+        ("largest", False),
+        ("smallest", True),
+        ("first", True),
+    ]
+    assert str(parts[0][2]).splitlines()[0].endswith("'largest')")
+
+
+def test_a_failure_names_a_wrong_graded_function_it_calls():
+    def count_pairs(vocab):  # counts each word once, whatever its count
+        counts = {}
+        for word in vocab:
+            for pair in zip(word, word[1:]):
+                counts[pair] = counts.get(pair, 0) + 1
+        return counts
+
+    def train_bpe(word_freqs, num_merges):
+        vocab = {(*w, "</w>"): c for w, c in word_freqs.items()}
+        merges = []
+        for _ in range(num_merges):
+            counts = count_pairs(vocab)
+            if not counts:
+                break
+            best = max(counts, key=lambda p: (counts[p], p))
+            merges.append(best)
+            vocab = bpe_ref.merge_vocab(best, vocab)
+        return merges
+
+    with pytest.raises(harness.CheckFailed) as failed:
+        selfcheck.check("train_bpe", train_bpe, {"count_pairs": count_pairs})
+    (note,) = failed.value.__notes__
+    assert note.startswith("note: train_bpe calls your count_pairs, which fails its own check (count_pairs(")
+    assert note.endswith("fix count_pairs first")
+    assert selfcheck.failing_helpers(train_bpe, {"count_pairs": bpe_ref.count_pairs}) == []
+
+
 def test_check_passes_a_right_function_found_in_the_callers_namespace(capsys):
     merge = bpe_ref.merge  # noqa: F841 (found by name, as in a notebook)
     selfcheck.check("merge")
-    assert re.fullmatch(r"merge: the 2 hidden checks pass \(\d+\.\d s\)\n", capsys.readouterr().out)
+    said = re.fullmatch(r"merge: the (\d+) public cases pass \(\d+\.\d s\)\n", capsys.readouterr().out)
+    assert said and int(said.group(1)) == _public_count("merge")
 
 
 def test_check_fails_with_the_hidden_checks_three_lines():
@@ -196,7 +246,7 @@ def test_the_learner_side_checks_with_the_reference_and_grader_unimportable():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=os.environ, cwd=ROOT)
     assert out.returncode == 0, out.stderr[-2000:]
-    assert re.fullmatch(r"merge: the 2 hidden checks pass \(\d+\.\d s\)\n\[\]\n", out.stdout)
+    assert re.fullmatch(r"merge: the \d+ public cases pass \(\d+\.\d s\)\n\[\]\n", out.stdout)
 
 
 def test_a_blocked_import_fails_in_the_subprocess():  # the test above would pass vacuously without the hook
