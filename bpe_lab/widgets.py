@@ -220,7 +220,8 @@ def _draw_bars(ax: Axes, top: chartdata.TopPairs, *, xmax: float | None = None, 
         if bar.role == "chosen":
             tick.set_fontweight("bold")
             tick.set_color(CHOSEN)
-    ax.invert_yaxis()
+    room = 0.2 * len(bars) + 0.5  # an empty band under the last bar, for the legend: it never covers a bar
+    ax.set_ylim(len(bars) - 0.5 + room, -0.5)  # largest on top
     top_count = max((b.count for b in bars), default=1)
     limit = xmax if xmax is not None else top_count
     ax.set_xlim(0, limit * 1.32)
@@ -517,7 +518,7 @@ class _Explorer:
             message = figure.text(
                 0.02,
                 0.012,
-                _escape(_wrap(self.run.message, 180)),
+                _escape(_wrap(self.run.message, 150)),
                 fontsize=10,
                 color=_WARN if self.run.status in ("departs", "error") else _INK,
                 va="bottom",
