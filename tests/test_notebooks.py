@@ -84,8 +84,8 @@ def test_release_has_stubs_and_no_hidden_tests_or_solutions(assignment):
 @pytest.mark.slow
 def test_every_graded_cell_fails_on_the_stubs(tmp_path):
     """Grading the untouched release notebooks gives 0 points in every graded cell (nbgrader validate --invert)."""
-    submissions = [submissions.Submission("stubs", a, ROOT / "notebooks" / a / f"{a}.ipynb") for a in ASSIGNMENTS]
-    results = grading.grade(ROOT, submissions, tmp_path, feedback=False, jobs=2, resume=False)
+    stubs = [submissions.Submission("stubs", a, ROOT / "notebooks" / a / f"{a}.ipynb") for a in ASSIGNMENTS]
+    results = grading.grade(ROOT, stubs, tmp_path, feedback=False, jobs=2, resume=False)
     for result in results:
         assert not result.error, result.error
         assert result.cells and result.max_score > 0
