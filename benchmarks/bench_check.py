@@ -92,7 +92,7 @@ def in_notebook(path: Path) -> tuple[float, float]:
         start = time.process_time()
         with contextlib.redirect_stdout(io.StringIO()):
             for name in names:
-                selfcheck.check(name, namespace[name])
+                selfcheck.check(name, namespace[name], namespace)
         times.append(time.process_time() - start)
     return times[0], times[1]
 
