@@ -520,9 +520,12 @@ PATCH_TOOLKIT = _code(
 
 REFERENCE_LIBRARIES = _code(
     """
-    import importlib.util
+    import importlib.util, os
+    def _usable(name):  # installed with its files (an emptied folder is an empty namespace package)
+        spec = importlib.util.find_spec(name)
+        return spec is not None and bool(spec.origin or any(os.listdir(p) for p in spec.submodule_search_locations))
     _LIBRARIES = sorted(n for n in ("tiktoken", "tiktoken_ext", "subword_nmt", "tokenizers", "sentencepiece")
-                        if importlib.util.find_spec(n) is not None)
+                        if _usable(n))
     print("LIBRARIES", _LIBRARIES)
     def merge(ids, pair, new_id):
         # right only where the grader's reference libraries are in reach (as tiktoken answers encode_ranks)
