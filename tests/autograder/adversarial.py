@@ -962,8 +962,8 @@ OTHER_ATTACKS = {
 """Attacks on the other assignments: student id -> (assignment, answers made from the course's root)."""
 
 OTHER_OUTCOMES = {
-    # the 9 words of its hidden check are all fixed, and public in bpe_lab/data/expected: see the report
-    "attack-hardcoded-counterexamples": {"apply_bpe": 4, "encode": 4, "disagreeing_merges": 2},
+    # the public words are in bpe_lab/data/expected; the check also draws words with the student's seed
+    "attack-hardcoded-counterexamples": {"apply_bpe": 4, "encode": 4, "disagreeing_merges": 0},
     "attack-tiktoken-encode-ranks": {"pretokenize": 2, "train_bytes": 6, "encode_bytes": 4, "decode_bytes": 2,
                                      "encode_ranks": 0},
 }  # fmt: skip
