@@ -1079,6 +1079,8 @@ def run_nbgrader_autograde(course_root, class_folder, workdir, *, timeout=1800):
     first, must show the sandbox's view (no devices, its own processes); else :class:`Unisolated` is raised and
     nothing else runs.
 
+    Every assignment found in ``class_folder`` is autograded (the suite gives each student one).
+
     Returns:
         ``{student: {exercise: points}}`` read from the copy's gradebook; a student missing there was not graded.
     """
@@ -1104,11 +1106,12 @@ def run_nbgrader_autograde(course_root, class_folder, workdir, *, timeout=1800):
         raise Unisolated(f"the copied config runs {names} with sandbox {loaded.LimitedKernelManager.get('sandbox')!r}")
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(course_root), os.environ.get("PYTHONPATH", "")])}
 
-    def autograde(students):
-        for command in (["generate_assignment", ASSIGNMENT, "--force"], ["autograde", ASSIGNMENT, "--force"]):
-            students_arg = [f"--student={s}" for s in students] if command[0] == "autograde" else []
-            subprocess.run([sys.executable, "-m", "nbgrader", *command, *students_arg], cwd=root, env=env,
-                           timeout=timeout, capture_output=True, check=False)  # fmt: skip
+    def autograde(students, assignments=(ASSIGNMENT,)):
+        for assignment in assignments:
+            for command in (["generate_assignment", assignment, "--force"], ["autograde", assignment, "--force"]):
+                students_arg = [f"--student={s}" for s in students] if command[0] == "autograde" else []
+                subprocess.run([sys.executable, "-m", "nbgrader", *command, *students_arg], cwd=root, env=env,
+                               timeout=timeout, capture_output=True, check=False)  # fmt: skip
 
     (root / "submitted").mkdir()
     shutil.copytree(Path(class_folder) / CANARY, root / "submitted" / CANARY)
@@ -1119,18 +1122,19 @@ def run_nbgrader_autograde(course_root, class_folder, workdir, *, timeout=1800):
         raise Unisolated("the canary submission did not run in the sandbox under nbgrader autograde")
     shutil.rmtree(root / "submitted")
     shutil.copytree(class_folder, root / "submitted", symlinks=True)
-    autograde([])
-    exercise_of = grading.exercises(course_root, ASSIGNMENT)
+    assignments = sorted({p.name for p in Path(class_folder).glob("*/*") if p.is_dir()})
+    autograde([], assignments)
     scores = {}
     with Gradebook(f"sqlite:///{root / 'gradebook.db'}") as gradebook:
-        for student in gradebook.students:
-            try:
-                submission = gradebook.find_submission_notebook(ASSIGNMENT, ASSIGNMENT, student.id)
-            except Exception:  # not graded
-                continue
-            per: dict[str, float] = {}
-            for grade in submission.grades:
-                exercise = exercise_of.get(grade.name, grade.name)
-                per[exercise] = per.get(exercise, 0) + float(grade.score or 0)
-            scores[student.id] = per
+        for assignment in assignments:
+            exercise_of = grading.exercises(course_root, assignment)
+            for student in gradebook.students:
+                try:
+                    submission = gradebook.find_submission_notebook(assignment, assignment, student.id)
+                except Exception:  # not graded
+                    continue
+                per = scores.setdefault(student.id, {})  # the suite gives each student one assignment
+                for grade in submission.grades:
+                    exercise = exercise_of.get(grade.name, grade.name)
+                    per[exercise] = per.get(exercise, 0) + float(grade.score or 0)
     return scores
