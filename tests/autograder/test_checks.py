@@ -337,3 +337,19 @@ def test_a_student_seed_changes_the_generated_inputs_per_student(tmp_path, monke
     (tmp_path / "short").write_text("20161")
     with pytest.raises(ValueError, match="needs 32 or more"):
         cases.course_secret(tmp_path / "short")
+
+
+def test_grading_one_student_after_another_keeps_no_students_cases(monkeypatch):
+    import bpe_ref
+    from autograder import cases, checks, spec
+
+    monkeypatch.setattr(spec, "MAX_REMEMBERED", 50)
+    public = len(cases.merge_cases("basic"))
+    kept = sum(len(made) for made in cases._MEMOS)
+    for student in ("alice", "bob", "carol"):
+        with cases.student_seed("s" * 40, student):
+            assert len(cases.merge_cases("basic")) > 0
+            checks.check_merge(bpe_ref.merge, "basic")  # every case's expected answer computed and remembered
+        assert sum(len(made) for made in cases._MEMOS) == kept  # the student's lists are gone
+        assert len(spec._EXPECTED) <= 50
+    assert len(cases.merge_cases("basic")) == public  # the public seed's are kept
