@@ -621,6 +621,12 @@ ANSWERS = {
     "attack-exit-when-called": {**GOOD, "get_pair_counts": EXIT_WHEN_CALLED},
     "attack-interrupt-when-called": {**GOOD, "get_pair_counts": INTERRUPT_WHEN_CALLED},
     "attack-read-stdin": {**GOOD, "merge": GOOD["merge"] + READ_STDIN},
+    # text that cannot be written as UTF-8 (a lone surrogate) in an error's message, raised in a call and in a cell
+    "attack-lone-surrogate": {
+        **GOOD,
+        "merge": "def merge(ids, pair, new_id):\n    raise ValueError('bad \\ud800 text')\n\n"
+        "print('surrogate \\udcff printed')\nraise KeyError('cell \\ud800 error')",
+    },
     # the learner's toolkit (#14); attack-public-lookup is built from the public data (see build)
     "attack-read-toolkit-data": {**GOOD, "merge": WRONG_MERGE + "\n" + READ_TOOLKIT_DATA},
     "attack-patch-toolkit": {**GOOD, "merge": WRONG_MERGE + "\n" + PATCH_TOOLKIT},
@@ -797,6 +803,7 @@ OUTCOMES = {
     "attack-changed-flags": {"get_pair_counts": 4, "merge": 4},  # the instructor's flags are restored
     "attack-own-grade-cell": {"get_pair_counts": 4, "merge": 4},  # a cell the course does not have: not graded
     "attack-grade-cell-without-id": {"get_pair_counts": 4, "merge": 4},
+    "attack-lone-surrogate": {"get_pair_counts": 4, "merge": 0},  # graded; the text is written escaped
     # the learner's toolkit (#14): the public answers, lookups of the toolkit or the key, patches of bpe_lab
     "attack-public-lookup": {"get_pair_counts": 0, "merge": 2},  # graded on the student's inputs, not the public
     "attack-read-toolkit-data": {"get_pair_counts": 4, "merge": 2},  # the worker finds no data and no bpe_ref
