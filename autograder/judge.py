@@ -47,7 +47,7 @@ from bpe_lab.codec import Unreadable, pack
 from bpe_lab.harness import timed_out_in
 
 from . import cases, sandbox
-from .doctor import python_of
+from .doctor import python_of, writable
 from .kernel import LimitedKernelManager
 from .limits import KEPT_ENVIRONMENT, Cgroup, joined_command, limited_command
 
@@ -678,31 +678,6 @@ class JudgeTests(NbGraderPreprocessor):
     def _kernel_limits(self) -> dict[str, Any]:
         """The grading kernel's ``memory_limit``, ``cpu_limit``, ``process_limit`` and ``sandbox`` (its config)."""
         return kernel_limits(self.config)
-
-
-def writable(node: Any) -> Any:
-    r"""``node`` (a string, or lists and dicts of them, changed in place) with every string encodable as UTF-8.
-
-    Student code can put text that is not (a lone surrogate such as ``"\ud800"``, from an error's message, a print,
-    ``errors="surrogateescape"``) into outputs; written as it is, the whole notebook fails to save and every cell
-    loses its points. Such a character is written as its escape instead.
-
-    Example:
-        >>> writable(["ok", {"evalue": "bad \ud800 text"}])
-        ['ok', {'evalue': 'bad \\ud800 text'}]
-    """
-    if isinstance(node, str):
-        try:
-            node.encode("utf-8")
-        except UnicodeEncodeError:
-            return node.encode("utf-8", "backslashreplace").decode("utf-8")
-        return node
-    if isinstance(node, dict):
-        for key, value in node.items():
-            node[key] = writable(value)
-    elif isinstance(node, list):
-        node[:] = [writable(value) for value in node]
-    return node
 
 
 def _instructors(cell: NotebookNode) -> bool:

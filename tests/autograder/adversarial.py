@@ -804,6 +804,7 @@ OUTCOMES = {
     "attack-own-grade-cell": {"get_pair_counts": 4, "merge": 4},  # a cell the course does not have: not graded
     "attack-grade-cell-without-id": {"get_pair_counts": 4, "merge": 4},
     "attack-lone-surrogate": {"get_pair_counts": 4, "merge": 0},  # graded; the text is written escaped
+    "attack-surrogate-in-source": {"get_pair_counts": 4, "merge": 4},  # a lone surrogate in the file's JSON
     # the learner's toolkit (#14): the public answers, lookups of the toolkit or the key, patches of bpe_lab
     "attack-public-lookup": {"get_pair_counts": 0, "merge": 2},  # graded on the student's inputs, not the public
     "attack-read-toolkit-data": {"get_pair_counts": 4, "merge": 2},  # the worker finds no data and no bpe_ref
@@ -863,7 +864,7 @@ CATEGORIES = {
                                 "attack-grade-cell-without-id", "attack-empty-file", "attack-invalid-json",
                                 "attack-not-utf8", "attack-nbformat3", "attack-edited-test-cell",
                                 "attack-deleted-test-cell", "attack-duplicated-solution-cell",
-                                "attack-metadata-stripped"],
+                                "attack-metadata-stripped", "attack-lone-surrogate", "attack-surrogate-in-source"],
     "tampering with the checks": ["attack-monkeypatched-checks", "attack-silenced-errors",
                                   "attack-later-cells-turned-to-pass", "attack-peek-at-expected",
                                   "attack-lying-equality", "attack-fake-checks-import"],
@@ -889,6 +890,7 @@ FLAGS = {
     "attack-huge-attachment": "attachments of",
     "attack-widget-metadata": "notebook metadata (widgets) dropped",
     "attack-cell-metadata-junk": "of metadata dropped",
+    "attack-surrogate-in-source": "a lone surrogate",
 }
 
 
@@ -913,6 +915,8 @@ def build(course_root, folder, sandboxed=True):
     path("attack-not-utf8").write_bytes(nbformat.writes(good).encode("cp1252", errors="replace"))
     path("attack-nbformat3").write_text(nbformat.writes(nbformat.convert(sample_class.fill(release, GOOD), 3)))
     nbformat.write(sample_class.fill(release, _lookup_answers(course_root)), path("attack-public-lookup"))
+    surrogate = sample_class.fill(release, {**GOOD, "merge": GOOD["merge"] + "\n# a note \ud800 pasted"})
+    path("attack-surrogate-in-source").write_text(json.dumps(surrogate, ensure_ascii=True), encoding="ascii")
     return sorted(name for name in OUTCOMES if sandboxed or name not in NEEDS_SANDBOX)
 
 
