@@ -2,7 +2,8 @@
 
 ``build(course_root, folder)`` writes every attack as ``folder/<attack>/<assignment>/<assignment>.ipynb``.
 ``OUTCOMES[attack]`` is ``{"get_pair_counts": points, "merge": points}`` for a graded submission, or
-``"error"`` when the file cannot be graded at all.
+``"error"`` when the file cannot be graded at all. :data:`OTHER_ATTACKS` (assignments 04 and 05, each under a student
+id of its own, written by ``build_other``) are graded in the same batch, with :data:`OTHER_OUTCOMES` per exercise.
 """
 
 import base64
