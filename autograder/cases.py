@@ -65,6 +65,8 @@ def student_seed(secret: str, student: str) -> Iterator[int]:
     try:
         yield SEED
     finally:
+        if SEED not in (previous, PUBLIC_SEED):
+            forget_seed(SEED)  # a grading process sees one student after another: keep no student's cases
         SEED = previous
 
 
@@ -112,6 +114,28 @@ FIXED_ONLY = False
 it to prove that every rule the notebooks state is caught whatever the seed: generated inputs only add."""
 
 
+_MEMOS: list[dict[tuple, list[Case]]] = []
+"""The cache of every :func:`memo` function (see :func:`forget_seed`)."""
+
+
+def forget_seed(seed: int) -> int:
+    """Drop every list of cases :func:`memo` built under ``seed``; returns how many.
+
+    :func:`student_seed` calls it when a student's block ends, so a grading process that grades a whole class keeps
+    the public seed's lists and no student's: its memory does not grow with the class.
+
+    Example:
+        >>> forget_seed(-1)
+        0
+    """
+    dropped = 0
+    for made in _MEMOS:
+        for key in [k for k in made if k[0] == seed]:
+            del made[key]
+            dropped += 1
+    return dropped
+
+
 def memo(build: Callable[..., list[Case]]) -> Callable[..., list[Case]]:
     """Build a list of cases once per seed (and per :data:`FIXED_ONLY`); every call gets its own copy of the list.
 
@@ -120,6 +144,7 @@ def memo(build: Callable[..., list[Case]]) -> Callable[..., list[Case]]:
     all ask for the same lists.
     """
     made: dict[tuple, list[Case]] = {}
+    _MEMOS.append(made)
 
     @functools.wraps(build)
     def cached(*args: Any, **kwargs: Any) -> list[Case]:

@@ -650,7 +650,8 @@ COUNTEREXAMPLE_WORDS = ("abc", "low", "aaa", "abab", "hug", "banana", "tokenizer
 def check_counterexample(fn: Callable[..., Any], time_limit: float = DEFAULT_TIME_LIMIT) -> None:
     """Check ``disagreeing_merges(word)``: it must return a merge table on which rank and replay disagree.
 
-    For each word of at least three characters, ``fn(word)`` must return a list of ``(str, str)`` pairs
+    For each word of :func:`counterexample_cases` (the public words, then words drawn with the seed, all of at
+    least three characters), ``fn(word)`` must return a list of ``(str, str)`` pairs
     such that :func:`bpe_ref.rank_and_replay_disagree` is true for that word (both start from the
     characters, without the marker).
 
@@ -688,11 +689,29 @@ def _judge_counterexample() -> Callable[[Any, Any, tuple], str | None]:
 
 GRADER_JUDGES["counterexample"] = _judge_counterexample
 
+COUNTEREXAMPLE_ALPHABET = "abcé"
+
+
+@gen.memo
+def counterexample_cases(seed: int, count: int = 12) -> list[Case]:
+    """The words of ``check_counterexample``: :data:`COUNTEREXAMPLE_WORDS` (public, in the learner's data), then
+    ``count`` words of 3 to 8 characters drawn with ``seed`` (the student's while grading), so that a table of
+    answers for the public words alone is not enough.
+
+    Example:
+        >>> [c.args for c in counterexample_cases(1)][:2]
+        [('abc',), ('low',)]
+    """
+    rng = random.Random(seed)
+    drawn = ["".join(rng.choice(COUNTEREXAMPLE_ALPHABET) for _ in range(rng.randint(3, 8))) for _ in range(count)]
+    return gen.sized([Case((w,)) for w in COUNTEREXAMPLE_WORDS] + gen.generated([Case((w,)) for w in drawn]))
+
+
 COUNTEREXAMPLE = Spec(
     "disagreeing_merges",
     _disagreement,
     ("counterexample", {}),
-    {ALL: Part(lambda: gen.sized([Case((w,)) for w in COUNTEREXAMPLE_WORDS]))},
+    {ALL: Part(lambda: counterexample_cases(gen.SEED + 80))},
     remember=False,
 )
 

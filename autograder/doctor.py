@@ -116,6 +116,31 @@ def repair(nb, source) -> list[Problem]:
     return problems
 
 
+def writable(node: object) -> object:
+    r"""``node`` (a string, or lists and dicts of them, changed in place) with every string encodable as UTF-8.
+
+    Student code can put text that is not (a lone surrogate such as ``"\ud800"``, from an error's message, a print,
+    ``errors="surrogateescape"``) into outputs; written as it is, the whole notebook fails to save and every cell
+    loses its points. Such a character is written as its escape instead.
+
+    Example:
+        >>> writable(["ok", {"evalue": "bad \ud800 text"}])
+        ['ok', {'evalue': 'bad \\ud800 text'}]
+    """
+    if isinstance(node, str):
+        try:
+            node.encode("utf-8")
+        except UnicodeEncodeError:
+            return node.encode("utf-8", "backslashreplace").decode("utf-8")
+        return node
+    if isinstance(node, dict):
+        for key, value in node.items():
+            node[key] = writable(value)
+    elif isinstance(node, list):
+        node[:] = [writable(value) for value in node]
+    return node
+
+
 def _read(path: Path, expected_name: str | None, problems: list[Problem]):
     if expected_name and path.name != expected_name:
         problems.append(Problem("repaired", f"the notebook was named {path.name!r}: graded as {expected_name!r}"))
@@ -132,6 +157,13 @@ def _read(path: Path, expected_name: str | None, problems: list[Problem]):
         return None, [*problems, Problem("fatal", f"{path.name} is not valid JSON ({exc})")]
     if not isinstance(data, dict) or "cells" not in data and "worksheets" not in data:
         return None, [*problems, Problem("fatal", f"{path.name} is JSON but not a notebook")]
+    try:
+        json.dumps(data, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:  # "\ud800" in the JSON: a lone surrogate, which no notebook can be written with
+        data = writable(data)
+        problems.append(Problem("repaired", "the file holds text that is not Unicode (a lone surrogate): escaped"))
+    except (ValueError, RecursionError):
+        pass  # nbformat says what is wrong below
     version = data.get("nbformat")
     try:
         nb = nbformat.reads(json.dumps(data), as_version=4)

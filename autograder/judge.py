@@ -47,7 +47,7 @@ from bpe_lab.codec import Unreadable, pack
 from bpe_lab.harness import timed_out_in
 
 from . import cases, sandbox
-from .doctor import python_of
+from .doctor import python_of, writable
 from .kernel import LimitedKernelManager
 from .limits import KEPT_ENVIRONMENT, Cgroup, joined_command, limited_command
 
@@ -670,6 +670,9 @@ class JudgeTests(NbGraderPreprocessor):
                     for output in outputs:
                         output.evalue = f"{output.evalue} (when this cell ran again for grading)"
                     cell.outputs.extend(outputs)
+        for cell in nb.cells:  # the kernel's outputs and the worker's messages, as the notebook will be written
+            if cell.get("cell_type") == "code":
+                writable(cell.outputs)
         return nb, resources
 
     def _kernel_limits(self) -> dict[str, Any]:

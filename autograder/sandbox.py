@@ -4,7 +4,9 @@ Student code sees a file system built from nothing, holding only
 
 * the Python runtime and its installed packages, read-only (``sys.prefix`` and the folders of ``sys.path``), minus
   the course's own packages: ``autograder`` and ``bpe_ref`` never, the learner's toolkit ``bpe_lab`` only in the
-  kernel (:data:`KERNEL_PACKAGES`: the notebooks' example, check and chart cells use it);
+  kernel (:data:`KERNEL_PACKAGES`: the notebooks' example, check and chart cells use it); minus the libraries that
+  implement graded functions, which the grader's install holds and the learner's does not
+  (:data:`REFERENCE_LIBRARIES`: tiktoken, subword-nmt...);
 * ``/usr`` (and the ``/bin``, ``/lib`` links into it) and a few files of ``/etc`` (:data:`ETC`), read-only;
 * a private home folder ``/home/student`` (its working folder ``/home/student/work`` holds a private copy of the
   files of its notebook's folder), ``/tmp`` and ``/dev/shm``: small in-memory file systems, gone when it stops;
@@ -49,6 +51,11 @@ ETC = ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "localtime", "alternatives",
 COURSE_PACKAGES = ("autograder", "bpe_ref", "bpe_lab")
 KERNEL_PACKAGES = ("bpe_lab",)
 """The course's packages the grading kernel may import: what the release notebooks import."""
+
+REFERENCE_LIBRARIES = ("tiktoken", "tiktoken_ext", "subword_nmt", "tokenizers", "sentencepiece")
+"""Installed libraries that implement graded functions (tiktoken's ``Encoding`` is ``encode_ranks``, subword-nmt's
+``learn_bpe``/``apply_bpe`` those of 03 and 04): the grader's install holds them for the reference and its tests,
+the learner's install (``learner/``) does not. Student code never sees them, in the kernel or the worker."""
 
 KEPT_ENVIRONMENT = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "PYTHONPATH", "PYTHONIOENCODING", "NBGRADER_EXECUTION",
                     "NBGRADER_VALIDATING", "JPY_SESSION_NAME")  # fmt: skip
@@ -170,6 +177,24 @@ def course_package_dirs(installed: bool = True) -> dict[str, list[str]]:
     return found
 
 
+def reference_library_dirs() -> list[str]:
+    """The folders of the :data:`REFERENCE_LIBRARIES` installed here (each copy of each), found without importing
+    them."""
+    import importlib.util
+
+    found: list[str] = []
+    for name in REFERENCE_LIBRARIES:
+        try:
+            spec = importlib.util.find_spec(name)
+        except (ImportError, ValueError):
+            continue
+        for folder in list(spec.submodule_search_locations or []) if spec else []:
+            path = os.path.realpath(folder)
+            if os.path.isdir(path) and path not in found:
+                found.append(path)
+    return found
+
+
 def _is_course_folder(path: str, packages: dict[str, list[str]]) -> bool:
     """A folder that holds the course (its config, its sources) or a copy of its packages: never bound whole."""
     if os.path.exists(os.path.join(path, "nbgrader_config.py")) or os.path.isdir(os.path.join(path, "solutions")):
@@ -270,6 +295,9 @@ def sandbox_argv(
                 argv += ["--ro-bind", path, path]  # the one package, not the checkout around it
             elif name not in allowed and inside:
                 argv += ["--tmpfs", path]  # an installed copy inside site-packages: emptied
+    for path in reference_library_dirs():
+        if any(path.startswith(r.rstrip("/") + "/") for r in roots):
+            argv += ["--tmpfs", path]  # an implementation of graded functions: emptied, as the course's packages
     if files_from and os.path.isdir(files_from):
         for name in sorted(os.listdir(files_from))[:MAX_COPIED_FILES]:
             source = os.path.join(files_from, name)

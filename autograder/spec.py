@@ -74,14 +74,20 @@ def check_part(function: str, part: str, known: Any) -> None:
 
 
 _EXPECTED: dict[tuple[str, str], Any] = {}
+MAX_REMEMBERED = 20_000
+"""Answers :func:`remembered` keeps at most (about 4,000 per student for the five assignments): past it, it starts
+afresh, so a process that grades a whole class on per-student inputs does not grow with the class."""
 
 
 def remembered(reference: Callable[..., Any]) -> Callable[..., Any]:
-    """``reference`` with its answers kept by input: the same inputs come back in every notebook and part."""
+    """``reference`` with its answers kept by input (at most :data:`MAX_REMEMBERED`): the same inputs come back in
+    every notebook and part."""
 
     def expected(*args: Any) -> Any:
         key = (reference.__name__, repr(args))
         if key not in _EXPECTED:
+            if len(_EXPECTED) >= MAX_REMEMBERED:
+                _EXPECTED.clear()
             _EXPECTED[key] = reference(*args)
         return copy.deepcopy(_EXPECTED[key])
 

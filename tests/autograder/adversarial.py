@@ -2,7 +2,8 @@
 
 ``build(course_root, folder)`` writes every attack as ``folder/<attack>/<assignment>/<assignment>.ipynb``.
 ``OUTCOMES[attack]`` is ``{"get_pair_counts": points, "merge": points}`` for a graded submission, or
-``"error"`` when the file cannot be graded at all.
+``"error"`` when the file cannot be graded at all. :data:`OTHER_ATTACKS` (assignments 04 and 05, each under a student
+id of its own, written by ``build_other``) are graded in the same batch, with :data:`OTHER_OUTCOMES` per exercise.
 """
 
 import base64
@@ -422,6 +423,128 @@ INTERRUPT_WHEN_CALLED = "def get_pair_counts(ids):\n    raise KeyboardInterrupt"
 READ_STDIN = "\ntry:\n    input('name? ')\nexcept Exception as _e:\n    print('STDIN', type(_e).__name__)"
 
 
+# --- the learner's toolkit (#14): public expected answers, bpe_lab in the kernel, the worker's pasted codec ---
+def _public_answers(course_root, function):
+    """The base64 of ``bpe_lab/data/expected/<function>.json.gz``: what a student can paste into a notebook."""
+    return base64.b64encode((Path(course_root) / "bpe_lab" / "data" / "expected" / f"{function}.json.gz").read_bytes())
+
+
+LOOKUP_TABLE = _code(
+    """
+    import base64 as _b64, gzip as _gz, json as _json
+    def _untag(x):  # bpe_lab.codec's tags, by hand (the worker cannot import bpe_lab)
+        if isinstance(x, list):
+            return [_untag(v) for v in x]
+        if isinstance(x, dict) and len(x) == 1:
+            ((_t, _v),) = x.items()
+            if _t == "t":
+                return tuple(_untag(v) for v in _v)
+            if _t == "d":
+                return {_untag(k): _untag(v) for k, v in _v}
+        return x
+    def _table(blob):
+        _data = _json.loads(_gz.decompress(_b64.b64decode(blob)))
+        return {repr(_untag(c["args"])): _untag(c["expected"]["value"])
+                for p in _data["parts"] for c in p["cases"] if "value" in c["expected"]}
+    _PAIR_COUNTS, _MERGES = _table(PAIR_COUNTS_BLOB), _table(MERGE_BLOB)
+    print("TABLE", len(_PAIR_COUNTS), len(_MERGES))
+    def get_pair_counts(ids):
+        return _PAIR_COUNTS.get(repr((ids,)), {})  # the public answer, else a wrong one
+    def merge(ids, pair, new_id):
+        found = _MERGES.get(repr((ids, pair, new_id)))
+        return list(found) if found is not None else _merge_no_skip(ids, pair, new_id)
+    """
+)
+
+
+def _lookup_answers(course_root):
+    blobs = (
+        f"PAIR_COUNTS_BLOB = {_public_answers(course_root, 'get_pair_counts')!r}\n"
+        f"MERGE_BLOB = {_public_answers(course_root, 'merge')!r}\n"
+    )
+    return {"get_pair_counts": blobs + LOOKUP_TABLE, "merge": WRONG_MERGE}  # merge: the table's, no-skip beside it
+
+
+READ_TOOLKIT_DATA = _code(
+    """
+    import glob, os, sys
+    # wherever this runs (the kernel, the judge's worker): unblock the course's packages, look for the answer key
+    sys.meta_path[:] = [f for f in sys.meta_path if type(f).__name__ != "_BlockCourse"]
+    for _m in [m for m in sys.modules if m.split(".")[0] in ("bpe_lab", "bpe_ref", "autograder")]:
+        if not getattr(sys.modules[_m], "__file__", None):
+            del sys.modules[_m]  # the worker's empty stand-ins
+    _found = []
+    for _root in {*sys.path, *os.environ.get("PYTHONPATH", "").split(os.pathsep), "/work", "/home", "/tmp", "/"}:
+        for _pattern in ("bpe_lab/data/expected/merge.json.gz", "*/bpe_lab/data/expected/merge.json.gz",
+                         "bpe_ref/__init__.py", "*/bpe_ref/__init__.py"):
+            try:
+                _found += glob.glob(os.path.join(_root or ".", _pattern))
+            except OSError:
+                pass
+    try:
+        import bpe_ref as _key
+        _found.append("import bpe_ref")
+    except Exception:
+        _key = None
+    print("KEY", sorted(p for p in set(_found) if "bpe_ref" in p), "DATA", len(_found) > 0)
+    def merge(ids, pair, new_id):
+        if _key is not None:
+            return _key.merge(ids, pair, new_id)
+        return _merge_no_skip(ids, pair, new_id)
+    """
+)
+
+PATCH_TOOLKIT = _code(
+    """
+    import sys
+    _written = []
+    try:
+        import bpe_lab, bpe_lab.codec, bpe_lab.harness, bpe_lab.selfcheck
+        _always = lambda *args, **kwargs: None
+        bpe_lab.selfcheck.expect = bpe_lab.selfcheck.check = bpe_lab.harness.run_cases = _always
+        bpe_lab.harness.verdict = _always
+        bpe_lab.harness.judge_sequence = lambda *a, **k: _always
+        bpe_lab.codec.unpack = lambda data: [7, 5]
+        for _module in (bpe_lab.harness, bpe_lab.selfcheck, bpe_lab.codec):
+            try:  # the toolkit's files themselves, for the grader's process to import
+                with open(_module.__file__, "a") as _f:
+                    _f.write("\\n# patched\\n")
+                _written.append(_module.__name__)
+            except OSError:
+                pass
+    except ImportError:
+        pass
+    print("TOOLKIT written", _written)
+    merge = _merge_no_skip
+    """
+)
+
+REFERENCE_LIBRARIES = _code(
+    """
+    import importlib.util, os
+    def _usable(name):  # installed with its files (an emptied folder is an empty namespace package)
+        spec = importlib.util.find_spec(name)
+        return spec is not None and bool(spec.origin or any(os.listdir(p) for p in spec.submodule_search_locations))
+    _LIBRARIES = sorted(n for n in ("tiktoken", "tiktoken_ext", "subword_nmt", "tokenizers", "sentencepiece")
+                        if _usable(n))
+    print("LIBRARIES", _LIBRARIES)
+    def merge(ids, pair, new_id):
+        # right only where the grader's reference libraries are in reach (as tiktoken answers encode_ranks)
+        if not _LIBRARIES:
+            return _merge_no_skip(ids, pair, new_id)
+        out, i = [], 0
+        while i < len(ids):
+            if i + 1 < len(ids) and (ids[i], ids[i + 1]) == tuple(pair):
+                out.append(new_id)
+                i += 2
+            else:
+                out.append(ids[i])
+                i += 1
+        return out
+    """
+)
+
+
 # attack -> (answers for the solution cells, or a function that edits the whole notebook)
 ANSWERS = {
     "attack-infinite-loop": {**GOOD, "get_pair_counts": "def get_pair_counts(ids):\n    while True:\n        pass"},
@@ -499,6 +622,16 @@ ANSWERS = {
     "attack-exit-when-called": {**GOOD, "get_pair_counts": EXIT_WHEN_CALLED},
     "attack-interrupt-when-called": {**GOOD, "get_pair_counts": INTERRUPT_WHEN_CALLED},
     "attack-read-stdin": {**GOOD, "merge": GOOD["merge"] + READ_STDIN},
+    # text that cannot be written as UTF-8 (a lone surrogate) in an error's message, raised in a call and in a cell
+    "attack-lone-surrogate": {
+        **GOOD,
+        "merge": "def merge(ids, pair, new_id):\n    raise ValueError('bad \\ud800 text')\n\n"
+        "print('surrogate \\udcff printed')\nraise KeyError('cell \\ud800 error')",
+    },
+    # the learner's toolkit (#14); attack-public-lookup is built from the public data (see build)
+    "attack-read-toolkit-data": {**GOOD, "merge": WRONG_MERGE + "\n" + READ_TOOLKIT_DATA},
+    "attack-patch-toolkit": {**GOOD, "merge": WRONG_MERGE + "\n" + PATCH_TOOLKIT},
+    "attack-reference-libraries": {**GOOD, "merge": WRONG_MERGE + "\n" + REFERENCE_LIBRARIES},
 }
 
 
@@ -671,13 +804,21 @@ OUTCOMES = {
     "attack-changed-flags": {"get_pair_counts": 4, "merge": 4},  # the instructor's flags are restored
     "attack-own-grade-cell": {"get_pair_counts": 4, "merge": 4},  # a cell the course does not have: not graded
     "attack-grade-cell-without-id": {"get_pair_counts": 4, "merge": 4},
+    "attack-lone-surrogate": {"get_pair_counts": 4, "merge": 0},  # graded; the text is written escaped
+    "attack-surrogate-in-source": {"get_pair_counts": 4, "merge": 4},  # a lone surrogate in the file's JSON
+    # the learner's toolkit (#14): the public answers, lookups of the toolkit or the key, patches of bpe_lab
+    "attack-public-lookup": {"get_pair_counts": 0, "merge": 2},  # graded on the student's inputs, not the public
+    "attack-read-toolkit-data": {"get_pair_counts": 4, "merge": 2},  # the worker finds no data and no bpe_ref
+    "attack-patch-toolkit": {"get_pair_counts": 4, "merge": 2},  # the kernel's bpe_lab is not the judge's
+    "attack-reference-libraries": {"get_pair_counts": 4, "merge": 2},  # tiktoken, subword-nmt out of reach
 }
 
 NEEDS_SANDBOX = {
     "attack-read-hidden-tests", "attack-gradebook-write", "attack-search-everything", "attack-list-homes",
     "attack-postgres-socket", "attack-network", "attack-devices-and-processes", "attack-read-secret",
     "attack-kill-everything", "attack-kill-parent", "attack-fork-bomb", "attack-forked-memory", "attack-fill-disk",
-    "attack-nested-folders", "attack-orphan-process", "attack-threads",
+    "attack-nested-folders", "attack-orphan-process", "attack-threads", "attack-read-toolkit-data",
+    "attack-patch-toolkit", "attack-reference-libraries",
 }  # fmt: skip
 """Attacks that would harm the machine or other students without isolation: without bubblewrap they are not built
 (the tests that need them skip, saying why)."""
@@ -695,6 +836,10 @@ SANDBOX_PROBES = {
     "attack-threads": "THREADS True",
     "attack-fill-disk": "WROTE MB",
     "attack-read-stdin": "STDIN",
+    "attack-public-lookup": "TABLE 281 461",  # the public answers load; they do not pass the student's inputs
+    "attack-read-toolkit-data": "KEY [] DATA True",  # the kernel sees bpe_lab's public data, never bpe_ref
+    "attack-patch-toolkit": "TOOLKIT written []",
+    "attack-reference-libraries": "LIBRARIES []",
 }
 """What the kernel printed for each probe (a substring of its printed output)."""
 
@@ -720,10 +865,13 @@ CATEGORIES = {
                                 "attack-grade-cell-without-id", "attack-empty-file", "attack-invalid-json",
                                 "attack-not-utf8", "attack-nbformat3", "attack-edited-test-cell",
                                 "attack-deleted-test-cell", "attack-duplicated-solution-cell",
-                                "attack-metadata-stripped"],
+                                "attack-metadata-stripped", "attack-lone-surrogate", "attack-surrogate-in-source"],
     "tampering with the checks": ["attack-monkeypatched-checks", "attack-silenced-errors",
                                   "attack-later-cells-turned-to-pass", "attack-peek-at-expected",
                                   "attack-lying-equality", "attack-fake-checks-import"],
+    "the learner's toolkit (#14)": ["attack-public-lookup", "attack-read-toolkit-data", "attack-patch-toolkit",
+                                    "attack-reference-libraries", "attack-hardcoded-counterexamples",
+                                    "attack-tiktoken-encode-ranks"],
 }  # fmt: skip
 """The classes of the issue, each with its attacks (for the closing note's table)."""
 
@@ -743,6 +891,7 @@ FLAGS = {
     "attack-huge-attachment": "attachments of",
     "attack-widget-metadata": "notebook metadata (widgets) dropped",
     "attack-cell-metadata-junk": "of metadata dropped",
+    "attack-surrogate-in-source": "a lone surrogate",
 }
 
 
@@ -766,7 +915,80 @@ def build(course_root, folder, sandboxed=True):
     good.cells[0].source += "\n\nCafé résumé"  # é in Windows-1252, as an old editor might save it
     path("attack-not-utf8").write_bytes(nbformat.writes(good).encode("cp1252", errors="replace"))
     path("attack-nbformat3").write_text(nbformat.writes(nbformat.convert(sample_class.fill(release, GOOD), 3)))
+    nbformat.write(sample_class.fill(release, _lookup_answers(course_root)), path("attack-public-lookup"))
+    surrogate = sample_class.fill(release, {**GOOD, "merge": GOOD["merge"] + "\n# a note \ud800 pasted"})
+    path("attack-surrogate-in-source").write_text(json.dumps(surrogate, ensure_ascii=True), encoding="ascii")
     return sorted(name for name in OUTCOMES if sandboxed or name not in NEEDS_SANDBOX)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# attacks on other assignments (#14): a student id of their own, graded in the same batch
+# ---------------------------------------------------------------------------------------------------------------
+
+
+def _counterexample(word):
+    """A merge table on which rank and replay split ``word`` differently (the bundled correct answer's rule)."""
+    first, after, i = (word[0], word[1]), [], 0
+    while i < len(word):
+        if word[i : i + 2] == "".join(first) and i + 1 < len(word):
+            after.append(word[i : i + 2])
+            i += 2
+        else:
+            after.append(word[i])
+            i += 1
+    return [(after[0], after[1]), first]
+
+
+def _hardcoded_counterexamples(course_root):
+    """04's correct apply_bpe and encode, and disagreeing_merges as a table of answers for the public words only."""
+    import gzip
+
+    data = json.loads(gzip.decompress((Path(course_root) / "bpe_lab" / "data" / "expected" /
+                                       "disagreeing_merges.json.gz").read_bytes()))  # fmt: skip
+    words = [case["args"]["t"][0] for part in data["parts"] for case in part["cases"]]
+    answers = {word: _counterexample(word) for word in words}
+    code = f"_ANSWERS = {answers!r}\n\ndef disagreeing_merges(word):\n    return _ANSWERS.get(word, [])\n"
+    return {**sample_class.students()["04_apply_bpe"]["correct-helper"], "disagreeing_merges": code}
+
+
+TIKTOKEN_ENCODE_RANKS = _code(
+    """
+    def encode_ranks(text, mergeable_ranks, pattern, special_tokens):
+        import tiktoken  # not in the learner's install; in the grader's, as the reference's own
+        encoding = tiktoken.Encoding("mine", pat_str=pattern, mergeable_ranks=mergeable_ranks,
+                                     special_tokens=special_tokens)
+        return encoding.encode(text, allowed_special="all")
+    """
+)
+
+OTHER_ATTACKS = {
+    "attack-hardcoded-counterexamples": ("04_apply_bpe", _hardcoded_counterexamples),
+    "attack-tiktoken-encode-ranks": (
+        "05_byte_level_bpe",
+        lambda root: {
+            **sample_class.students()["05_byte_level_bpe"]["correct-loops"],
+            "encode_ranks": TIKTOKEN_ENCODE_RANKS,
+        },
+    ),
+}
+"""Attacks on the other assignments: student id -> (assignment, answers made from the course's root)."""
+
+OTHER_OUTCOMES = {
+    # the public words are in bpe_lab/data/expected; the check also draws words with the student's seed
+    "attack-hardcoded-counterexamples": {"apply_bpe": 4, "encode": 4, "disagreeing_merges": 0},
+    "attack-tiktoken-encode-ranks": {"pretokenize": 2, "train_bytes": 6, "encode_bytes": 4, "decode_bytes": 2,
+                                     "encode_ranks": 0},
+}  # fmt: skip
+
+
+def build_other(course_root, folder):
+    """Write :data:`OTHER_ATTACKS` into ``folder`` as ``<attack>/<assignment>/<assignment>.ipynb``; returns names."""
+    for name, (assignment, answers) in OTHER_ATTACKS.items():
+        release = nbformat.read(course_root / "notebooks" / assignment / f"{assignment}.ipynb", 4)
+        target = folder / name / assignment / f"{assignment}.ipynb"
+        target.parent.mkdir(parents=True, exist_ok=True)
+        nbformat.write(sample_class.fill(release, answers(course_root)), target)
+    return sorted(OTHER_ATTACKS)
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -869,6 +1091,8 @@ def run_nbgrader_autograde(course_root, class_folder, workdir, *, timeout=1800):
     first, must show the sandbox's view (no devices, its own processes); else :class:`Unisolated` is raised and
     nothing else runs.
 
+    Every assignment found in ``class_folder`` is autograded (the suite gives each student one).
+
     Returns:
         ``{student: {exercise: points}}`` read from the copy's gradebook; a student missing there was not graded.
     """
@@ -894,11 +1118,12 @@ def run_nbgrader_autograde(course_root, class_folder, workdir, *, timeout=1800):
         raise Unisolated(f"the copied config runs {names} with sandbox {loaded.LimitedKernelManager.get('sandbox')!r}")
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(course_root), os.environ.get("PYTHONPATH", "")])}
 
-    def autograde(students):
-        for command in (["generate_assignment", ASSIGNMENT, "--force"], ["autograde", ASSIGNMENT, "--force"]):
-            students_arg = [f"--student={s}" for s in students] if command[0] == "autograde" else []
-            subprocess.run([sys.executable, "-m", "nbgrader", *command, *students_arg], cwd=root, env=env,
-                           timeout=timeout, capture_output=True, check=False)  # fmt: skip
+    def autograde(students, assignments=(ASSIGNMENT,)):
+        for assignment in assignments:
+            for command in (["generate_assignment", assignment, "--force"], ["autograde", assignment, "--force"]):
+                students_arg = [f"--student={s}" for s in students] if command[0] == "autograde" else []
+                subprocess.run([sys.executable, "-m", "nbgrader", *command, *students_arg], cwd=root, env=env,
+                               timeout=timeout, capture_output=True, check=False)  # fmt: skip
 
     (root / "submitted").mkdir()
     shutil.copytree(Path(class_folder) / CANARY, root / "submitted" / CANARY)
@@ -909,18 +1134,19 @@ def run_nbgrader_autograde(course_root, class_folder, workdir, *, timeout=1800):
         raise Unisolated("the canary submission did not run in the sandbox under nbgrader autograde")
     shutil.rmtree(root / "submitted")
     shutil.copytree(class_folder, root / "submitted", symlinks=True)
-    autograde([])
-    exercise_of = grading.exercises(course_root, ASSIGNMENT)
+    assignments = sorted({p.name for p in Path(class_folder).glob("*/*") if p.is_dir()})
+    autograde([], assignments)
     scores = {}
     with Gradebook(f"sqlite:///{root / 'gradebook.db'}") as gradebook:
-        for student in gradebook.students:
-            try:
-                submission = gradebook.find_submission_notebook(ASSIGNMENT, ASSIGNMENT, student.id)
-            except Exception:  # not graded
-                continue
-            per: dict[str, float] = {}
-            for grade in submission.grades:
-                exercise = exercise_of.get(grade.name, grade.name)
-                per[exercise] = per.get(exercise, 0) + float(grade.score or 0)
-            scores[student.id] = per
+        for assignment in assignments:
+            exercise_of = grading.exercises(course_root, assignment)
+            for student in gradebook.students:
+                try:
+                    submission = gradebook.find_submission_notebook(assignment, assignment, student.id)
+                except Exception:  # not graded
+                    continue
+                per = scores.setdefault(student.id, {})  # the suite gives each student one assignment
+                for grade in submission.grades:
+                    exercise = exercise_of.get(grade.name, grade.name)
+                    per[exercise] = per.get(exercise, 0) + float(grade.score or 0)
     return scores

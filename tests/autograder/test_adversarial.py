@@ -29,7 +29,7 @@ needs_sandbox = pytest.mark.skipif(not SANDBOXED, reason=NO_SANDBOX)
 def batch(tmp_path_factory, course_root):
     folder = tmp_path_factory.mktemp("class")
     sample_class.build(course_root, folder, only=[ASSIGNMENT])
-    built = adversarial.build(course_root, folder, sandboxed=SANDBOXED)
+    built = adversarial.build(course_root, folder, sandboxed=SANDBOXED) + adversarial.build_other(course_root, folder)
     out = tmp_path_factory.mktemp("graded")
     os.environ["BPE_COURSE_SECRET"] = "a course secret for the adversarial suite, long enough"
     try:
@@ -62,6 +62,15 @@ def test_each_attack_gets_its_expected_outcome(batch, attack):
         assert not result.error, result.error
         assert _per_exercise(result) == expected, [(c.grade_id, c.points, c.message) for c in result.cells]
         assert result.max_score == 8  # no cell of the submission's own adds points
+
+
+@pytest.mark.parametrize("attack", sorted(adversarial.OTHER_OUTCOMES))
+def test_each_attack_on_another_assignment_gets_its_expected_outcome(batch, attack):
+    results, _, _ = batch
+    result = results[attack]
+    assert result.submission.assignment == adversarial.OTHER_ATTACKS[attack][0] and not result.error, result.error
+    expected = {e: float(p) for e, p in adversarial.OTHER_OUTCOMES[attack].items()}
+    assert _per_exercise(result) == expected, [(c.grade_id, c.points, c.message) for c in result.cells]
 
 
 @pytest.mark.parametrize("attack", sorted(adversarial.FLAGS))
@@ -97,7 +106,7 @@ def test_the_merged_gradebook_is_untouched_by_the_attacks(batch):
         for student, result in results.items():
             if result.error:
                 continue
-            submission = gradebook.find_submission(ASSIGNMENT, student)
+            submission = gradebook.find_submission(result.submission.assignment, student)
             assert submission.score == result.score, student
             assert all(grade.manual_score is None for nb in submission.notebooks for grade in nb.grades), student
 
@@ -209,6 +218,7 @@ def test_the_same_attacks_through_plain_nbgrader_autograde(course_root, tmp_path
     folder = tmp_path / "class"
     sample_class.build(course_root, folder, only=[ASSIGNMENT])
     adversarial.build(course_root, folder, sandboxed=True)
+    adversarial.build_other(course_root, folder)
     scores = adversarial.run_nbgrader_autograde(course_root, folder, tmp_path / "work")
     for student, per in EXPECTED[ASSIGNMENT].items():
         assert scores[student] == {e: float(p) for e, p in per.items()}, student
@@ -217,6 +227,9 @@ def test_the_same_attacks_through_plain_nbgrader_autograde(course_root, tmp_path
         if expected != "error" and attack not in adversarial.REPAIRED_BY_GRADE:
             if scores.get(attack) != {e: float(p) for e, p in expected.items()}:
                 wrong[attack] = scores.get(attack)
+    for attack, expected in adversarial.OTHER_OUTCOMES.items():
+        if scores.get(attack) != {e: float(p) for e, p in expected.items()}:
+            wrong[attack] = scores.get(attack)
     assert not wrong
 
 

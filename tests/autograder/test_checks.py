@@ -337,3 +337,37 @@ def test_a_student_seed_changes_the_generated_inputs_per_student(tmp_path, monke
     (tmp_path / "short").write_text("20161")
     with pytest.raises(ValueError, match="needs 32 or more"):
         cases.course_secret(tmp_path / "short")
+
+
+def test_grading_one_student_after_another_keeps_no_students_cases(monkeypatch):
+    import bpe_ref
+    from autograder import cases, checks, spec
+
+    monkeypatch.setattr(spec, "MAX_REMEMBERED", 50)
+    public = len(cases.merge_cases("basic"))
+    kept = sum(len(made) for made in cases._MEMOS)
+    for student in ("alice", "bob", "carol"):
+        with cases.student_seed("s" * 40, student):
+            assert len(cases.merge_cases("basic")) > 0
+            checks.check_merge(bpe_ref.merge, "basic")  # every case's expected answer computed and remembered
+        assert sum(len(made) for made in cases._MEMOS) == kept  # the student's lists are gone
+        assert len(spec._EXPECTED) <= 50
+    assert len(cases.merge_cases("basic")) == public  # the public seed's are kept
+
+
+def test_every_part_of_every_check_draws_inputs_the_public_data_does_not_hold():
+    """The public data (bpe_lab/data/expected) holds every fixed case and the public seed's: a part made of fixed
+    cases alone could be passed by a table of those answers (disagreeing_merges was: 9 public words)."""
+    from autograder import cases
+    from autograder.public_cases import SPECS
+    from bpe_lab import expected
+
+    fixed_only = []
+    for function, spec in SPECS.items():
+        public = {p.part: {repr(c.args) for c in p.cases} for p in expected.load(function)}
+        for part in spec.parts:
+            with cases.student_seed("s" * 40, "alice"):
+                drawn = {repr(c.args) for c in spec.parts[part].cases()}
+            if drawn <= public.get(part, set()):
+                fixed_only.append(f"{function} {part}")
+    assert fixed_only == []

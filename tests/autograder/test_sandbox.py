@@ -1,5 +1,6 @@
 """The sandbox fails closed, shows student code only an allowlist, and limits all of a submission's processes."""
 
+import importlib.util
 import os
 import subprocess
 import sys
@@ -211,3 +212,21 @@ def test_the_course_requires_isolation_by_default(course_root):
     config = PyFileConfigLoader("nbgrader_config.py", path=str(course_root)).load_config()
     assert config.LimitedKernelManager.sandbox == "required"
     assert LimitedKernelManager.class_traits()["sandbox"].default_value == "required"
+
+
+@needs_bwrap
+@pytest.mark.parametrize("packages", [(), sandbox.KERNEL_PACKAGES])
+def test_libraries_that_implement_graded_functions_are_out_of_reach(packages):
+    installed = [name for name in sandbox.REFERENCE_LIBRARIES if importlib.util.find_spec(name) is not None]
+    if not installed:
+        pytest.skip("none of the reference's libraries (tiktoken, subword-nmt...) is installed here")
+    code = f"""
+import importlib.util, os
+for name in {installed!r} + ["regex", "json"]:
+    spec = importlib.util.find_spec(name)  # an emptied folder is at most an empty namespace package
+    print(name, spec is not None and bool(spec.origin or any(os.listdir(p) for p in spec.submodule_search_locations)))
+"""
+    done = _run(sandbox.sandbox_argv(BWRAP, course_packages=packages), code)
+    assert done.returncode == 0, done.stderr
+    seen = dict(line.split() for line in done.stdout.splitlines())
+    assert seen == {**{name: "False" for name in installed}, "regex": "True", "json": "True"}
