@@ -650,6 +650,12 @@ class JudgeTests(NbGraderPreprocessor):
         if self.seed not in ("student", "public"):
             raise ValueError(f"JudgeTests.seed must be 'student' or 'public', not {self.seed!r}")
         secret = cases.course_secret(self.secret_file or None) if self.seed == "student" else None
+        if secret is None and not getattr(self, "_warned_public", False):
+            self._warned_public = True  # once per process: the learner's toolkit ships these inputs' answers
+            self.log.warning(
+                "JudgeTests.seed is 'public': the hidden checks use the inputs whose expected answers bpe_lab ships "
+                "to learners, so a table of those answers scores full marks. Grade for marks with seed 'student'."
+            )
         timeouts = {"call_timeout": self.call_timeout, "cell_timeout": self.cell_timeout}
         folder = (resources.get("metadata") or {}).get("path") or None
         with worker_session(

@@ -102,5 +102,6 @@ def build(dest: Path) -> Path:
         [str(python), "-m", "ipykernel", "install", "--sys-prefix", "--name", "bpe-learner"],
         check=True,
         capture_output=True,
+        env={k: v for k, v in os.environ.items() if k != "PYTHONPATH"},
     )
     return python

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 import json
+import os
 import subprocess
 from pathlib import Path
 
@@ -44,7 +45,9 @@ def learner_python(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _run(python: Path, *args: str, cwd: Path) -> subprocess.CompletedProcess:
-    return subprocess.run([str(python), *args], capture_output=True, text=True, cwd=cwd, timeout=900)
+    """Run the venv's Python as a learner would: no PYTHONPATH pointing into a checkout of the course."""
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME")}
+    return subprocess.run([str(python), *args], capture_output=True, text=True, cwd=cwd, timeout=900, env=env)
 
 
 def _execute(python: Path, nb: nbformat.NotebookNode, where: Path) -> nbformat.NotebookNode:
