@@ -26,6 +26,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import io
+import json
 import os
 import resource
 import statistics
@@ -42,7 +43,7 @@ import nbformat  # noqa: E402
 
 from autograder import sample_class  # noqa: E402
 from autograder.course import assignments  # noqa: E402
-from bpe_lab import cells, harness, selfcheck  # noqa: E402
+from bpe_lab import cli, harness, selfcheck  # noqa: E402
 
 ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
 LOOP_TIMEOUT = 120  # nbgrader_config.py: c.Execute.timeout
@@ -78,15 +79,12 @@ def check_cli(path: Path) -> tuple[float, int]:
 
 def in_notebook(path: Path) -> tuple[float, float]:
     """CPU seconds for every check("...") cell of the notebook in this process: the first time, then again."""
-    nb = nbformat.read(path, 4)
+    nb = json.loads(path.read_text(encoding="utf-8"))
     namespace: dict = {"__name__": "__main__"}
-    names = []
-    for cell in nb.cells:
-        if cell.cell_type == "code" and (cells.is_solution(cell) or cells.grade_id(cell).startswith("given")):
-            with contextlib.redirect_stdout(io.StringIO()):
-                exec(cell.source, namespace)
-        if cells.grade_id(cell).startswith("check_"):
-            names.append(cells.grade_id(cell)[len("check_") :])
+    for cell_id, source in cli.definitions(nb):  # what `bpe-lab check` runs of the notebook
+        with contextlib.redirect_stdout(io.StringIO()):
+            exec(compile(source, cell_id, "exec"), namespace)
+    names = cli.graded_functions(nb)
     times = []
     for _ in range(2):
         start = time.process_time()

@@ -12,6 +12,8 @@ from pathlib import Path
 
 import nbformat
 
+from bpe_lab import cells
+
 from . import apply_bpe, byte_level, pair_counts_and_merge, tie_breaks, training_loop
 
 MODULES = [pair_counts_and_merge, training_loop, tie_breaks, apply_bpe, byte_level]
@@ -26,15 +28,27 @@ def fill(release: nbformat.NotebookNode, answers: dict[str, str]) -> nbformat.No
     nb = nbformat.from_dict(release)
     solution_ids = set()
     for cell in nb.cells:
-        meta = cell.metadata.get("nbgrader", {})
-        if meta.get("solution"):
-            solution_ids.add(meta["grade_id"])
-            if meta["grade_id"] in answers:
-                cell.source = answers[meta["grade_id"]].strip("\n")
+        if cells.is_solution(cell):
+            solution_ids.add(cells.grade_id(cell))
+            if cells.grade_id(cell) in answers:
+                cell.source = answers[cells.grade_id(cell)].strip("\n")
     unknown = set(answers) - solution_ids
     if unknown:
         raise KeyError(f"no solution cell named {sorted(unknown)} in the release notebook")
     return nb
+
+
+def finished(course_root: Path, assignment: str) -> nbformat.NotebookNode:
+    """The release notebook of ``assignment`` with every exercise answered as ``solutions/`` answers it (and no
+    hidden tests): what a student who solved everything has.
+
+    Example:
+        >>> nb = finished(Path("."), "01_pair_counts_and_merge")  # doctest: +SKIP
+    """
+    source = nbformat.read(course_root / "solutions" / assignment / f"{assignment}.ipynb", 4)
+    answers = {cells.grade_id(c): c.source for c in source.cells if cells.is_solution(c)}
+    release = nbformat.read(course_root / "notebooks" / assignment / f"{assignment}.ipynb", 4)
+    return fill(release, answers)
 
 
 def students() -> dict[str, dict[str, dict[str, str]]]:

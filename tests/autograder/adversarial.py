@@ -1048,9 +1048,9 @@ def run_grade(course_root, class_folder, out, *, sandbox="required", jobs=2):
     """Grade ``class_folder`` with :func:`autograder.grading.grade`; returns ``{student: Result}``."""
     from autograder import grading, submissions
 
-    submissions = submissions.find_submissions(Path(class_folder), Path(course_root))
+    found = submissions.find_submissions(Path(class_folder), Path(course_root))
     limits = {**LIMITS, "LimitedKernelManager.sandbox": sandbox}
-    results = grading.grade(Path(course_root), submissions, Path(out), jobs=jobs, resume=False, limits=limits)
+    results = grading.grade(Path(course_root), found, Path(out), jobs=jobs, resume=False, limits=limits)
     return {r.submission.student: r for r in results}
 
 

@@ -63,17 +63,6 @@ def _release(assignment: str) -> nbformat.NotebookNode:
     return nbformat.read(COURSE / "notebooks" / assignment / f"{assignment}.ipynb", 4)
 
 
-def _finished(assignment: str) -> nbformat.NotebookNode:
-    """The release notebook with every exercise done as the course's solutions do it (no hidden tests)."""
-    solutions = nbformat.read(COURSE / "solutions" / assignment / f"{assignment}.ipynb", 4)
-    answers = {
-        c.metadata["nbgrader"]["grade_id"]: c.source
-        for c in solutions.cells
-        if c.metadata.get("nbgrader", {}).get("solution")
-    }
-    return sample_class.fill(_release(assignment), answers)
-
-
 def _grade_id(cell: nbformat.NotebookNode) -> str:
     return str(cell.metadata.get("nbgrader", {}).get("grade_id", ""))
 
@@ -133,14 +122,14 @@ def test_a_release_notebook_runs_top_to_bottom_with_its_charts(
 def test_a_finished_notebook_runs_clean_and_its_checks_pass(
     learner_python: Path, tmp_path: Path, assignment: str
 ) -> None:
-    nb = _execute(learner_python, _finished(assignment), tmp_path / assignment)
+    nb = _execute(learner_python, sample_class.finished(COURSE, assignment), tmp_path / assignment)
     assert _errors(nb) == []
     checks = [cell for cell in nb.cells if cell.cell_type == "code" and _grade_id(cell).startswith("check_")]
     said = ["".join(out.get("text", "") for out in cell.outputs) for cell in checks]
     assert checks and all("pass" in text for text in said), said
     assert all(_drew(c) for c in nb.cells if c.cell_type == "code" and _grade_id(c).startswith("chart_"))
     path = tmp_path / f"{assignment}.ipynb"
-    nbformat.write(_finished(assignment), path)
+    nbformat.write(sample_class.finished(COURSE, assignment), path)
     cli = _run(learner_python, "-m", "bpe_lab", "check", str(path), cwd=tmp_path)
     assert cli.returncode == 0, cli.stdout + cli.stderr
     report = json.dumps(cli.stdout)
