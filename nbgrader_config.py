@@ -40,11 +40,14 @@ c.LimitOutput.max_lines = 200
 c.LimitedKernelManager.memory_limit = 2 * 1024**3  # bytes of address space
 c.LimitedKernelManager.cpu_limit = 600  # CPU seconds for the whole notebook
 c.LimitedExecute.max_output_bytes = 1_000_000  # per cell
-# Student code runs in a bubblewrap sandbox (an allowlist: Python, its own files; autograder.sandbox). "required"
-# refuses to grade without it; "off" (say it only when the grader is isolated some other way) turns it off;
-# `check` and `demo` use "auto". See README, "Grading safely".
+# Student code runs in a bubblewrap sandbox (an allowlist: Python, the learner's install, its own files;
+# autograder.sandbox). "required" refuses to grade without it; "off" (say it only when the grader is isolated some
+# other way) turns it off; `check` and `demo` use "auto". See README, "Grading safely".
 c.LimitedKernelManager.sandbox = "required"
 c.LimitedKernelManager.process_limit = 256  # processes and threads of one submission together
+# Of the installed packages, student code imports only the learner's install (bpe_lab's requirements and their
+# dependencies: autograder.learner_install). What your students' image adds, list here, e.g. ["pandas"].
+c.LimitedKernelManager.extra_distributions = []
 # All the cells of one notebook get this long together (a `time.sleep` loop in every cell costs it once).
 c.LimitedExecute.notebook_timeout = 600
 

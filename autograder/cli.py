@@ -26,13 +26,14 @@ import sys
 import tempfile
 from collections import defaultdict
 from pathlib import Path
+from typing import Any
 
 # jsonschema (under nbformat) checks "iri" strings with rfc3987-syntax when it is installed (jupyterlab pulls it
 # in), and importing that compiles 38 Lark grammars: about 2 s of every command's start, for a format that
 # nbformat's schema never uses. jsonschema treats the package as optional, so do without it here.
 sys.modules.setdefault("rfc3987_syntax", None)  # type: ignore[arg-type]
 
-from . import exports, grading, public_cases, release, report, sample_class, submissions  # noqa: E402
+from . import exports, grading, public_cases, release, report, sample_class, sandbox, submissions  # noqa: E402
 from .course import CourseError, find_course_root  # noqa: E402
 from .limits import parse_size, sandbox_status  # noqa: E402
 from .sandbox import SandboxUnavailable  # noqa: E402
@@ -125,7 +126,8 @@ def cmd_grade(args: argparse.Namespace) -> int:
     out = Path(args.out)
     mode = _limits(args).get("LimitedKernelManager.sandbox") or _configured_sandbox(root)
     print(sandbox_status(mode))
-    resolve_sandbox(mode)  # grading for marks: refuse without isolation unless --sandbox off
+    if resolve_sandbox(mode):  # grading for marks: refuse without isolation unless --sandbox off
+        sandbox.allowed_site_entries(tuple(_configured(root, "extra_distributions", [])))  # a bad one: refuse all
     if args.student:
         unknown = set(args.student) - {s.student for s in found}
         if unknown:
@@ -150,10 +152,15 @@ def cmd_grade(args: argparse.Namespace) -> int:
     return 0
 
 
-def _configured_sandbox(root: Path) -> str:
+def _configured(root: Path, name: str, default: Any) -> Any:
+    """``LimitedKernelManager.<name>`` as the course's nbgrader config sets it, else ``default``."""
     from .course import load_config
 
-    return load_config(root).LimitedKernelManager.get("sandbox", "required")
+    return load_config(root).LimitedKernelManager.get(name, default)
+
+
+def _configured_sandbox(root: Path) -> str:
+    return _configured(root, "sandbox", "required")
 
 
 def _limits(args: argparse.Namespace) -> dict:

@@ -589,7 +589,8 @@ def worker_session(
     ) as session:
         files = tempfile.mkdtemp(dir=session.workdir)
         sandbox.private_copy(folder, files)
-        prefix = sandbox.sandbox_argv(bwrap, files_from=files) if bwrap else None
+        extra = limits.get("extra_distributions", ())
+        prefix = sandbox.sandbox_argv(bwrap, files_from=files, extra_distributions=extra) if bwrap else None
         session.cgroup = Cgroup.create(limits["memory_limit"], limits["process_limit"])
         session.command = worker_command(
             limits["memory_limit"], limits["cpu_limit"], prefix, processes=limits["process_limit"],
@@ -599,11 +600,12 @@ def worker_session(
 
 
 def kernel_limits(config: Any, overrides: Mapping[str, Any] | None = None) -> dict[str, Any]:
-    """The grading kernel's ``memory_limit``, ``cpu_limit``, ``process_limit`` and ``sandbox`` from an nbgrader
+    """The grading kernel's ``memory_limit``, ``cpu_limit``, ``process_limit``, ``sandbox`` and
+    ``extra_distributions`` from an nbgrader
     config (``LimitedKernelManager``'s section), with ``{"LimitedKernelManager.<name>": value}`` overrides on top."""
     configured = config.LimitedKernelManager
     traits = LimitedKernelManager.class_traits()
-    names = ("memory_limit", "cpu_limit", "process_limit", "sandbox")
+    names = ("memory_limit", "cpu_limit", "process_limit", "sandbox", "extra_distributions")
     return {
         name: (overrides or {}).get(f"LimitedKernelManager.{name}", configured.get(name, traits[name].default()))
         for name in names

@@ -38,6 +38,12 @@ class LimitedKernelManager(AsyncKernelManager):
         help="'required' (also 'bwrap': refuse to run student code without bubblewrap), 'auto' (bubblewrap when it "
         "works, else none: self-checks) or 'off' (no isolation, said explicitly)",
     ).tag(config=True)
+    extra_distributions = List(
+        Unicode(),
+        [],
+        help="installed distributions student code may import beyond the learner's install (bpe_lab's requirements "
+        "and their dependencies), with their own dependencies: what your students' image adds, e.g. ['pandas']",
+    ).tag(config=True)
     hidden_paths = List(Unicode(), [], help="ignored: the sandbox is an allowlist (kept for old configs)").tag(
         config=True
     )
@@ -46,6 +52,8 @@ class LimitedKernelManager(AsyncKernelManager):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._bwrap = sandbox.resolve(self.sandbox)  # SandboxUnavailable: fail closed, before any student code
+        if self._bwrap:
+            sandbox.allowed_site_entries(tuple(self.extra_distributions))  # SandboxUnavailable: names a bad one
         self._cgroup: Cgroup | None = None
         if self._bwrap:
             self._socket_dir = tempfile.mkdtemp(prefix="bpe-kernel-")
@@ -71,6 +79,7 @@ class LimitedKernelManager(AsyncKernelManager):
         return sandbox.sandbox_argv(
             self._bwrap,
             course_packages=sandbox.KERNEL_PACKAGES,
+            extra_distributions=self.extra_distributions,
             files_from=files_from,
             binds=[self._socket_dir],
             read_only=[self.connection_file],

@@ -2,11 +2,14 @@
 
 Student code sees a file system built from nothing, holding only
 
-* the Python runtime and its installed packages, read-only (``sys.prefix`` and the folders of ``sys.path``), minus
-  the course's own packages: ``autograder`` and ``bpe_ref`` never, the learner's toolkit ``bpe_lab`` only in the
-  kernel (:data:`KERNEL_PACKAGES`: the notebooks' example, check and chart cells use it); minus the libraries that
-  implement graded functions, which the grader's install holds and the learner's does not
-  (:data:`REFERENCE_LIBRARIES`: tiktoken, subword-nmt...);
+* the Python runtime, read-only (``sys.prefix``, the standard library, the folders of ``sys.path``), and of its
+  installed packages only the learner's install (:mod:`autograder.learner_install`: the requirements of ``bpe_lab``
+  and their dependencies, ipykernel, and an instructor's ``extra_distributions``): every folder of installed packages
+  is an empty in-memory folder, with those distributions' own files bound into it one by one. So student code does
+  not see what only the grader's install holds: nbgrader, tiktoken, subword-nmt, the test tools;
+* of the course's own packages, only the learner's toolkit ``bpe_lab``, and only in the kernel
+  (:data:`KERNEL_PACKAGES`: the notebooks' example, check and chart cells use it), on ``PYTHONPATH``; never
+  ``autograder`` or ``bpe_ref``;
 * ``/usr`` (and the ``/bin``, ``/lib`` links into it) and a few files of ``/etc`` (:data:`ETC`), read-only;
 * a private home folder ``/home/student`` (its working folder ``/home/student/work`` holds a private copy of the
   files of its notebook's folder), ``/tmp`` and ``/dev/shm``: small in-memory file systems, gone when it stops;
@@ -51,11 +54,6 @@ ETC = ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "localtime", "alternatives",
 COURSE_PACKAGES = ("autograder", "bpe_ref", "bpe_lab")
 KERNEL_PACKAGES = ("bpe_lab",)
 """The course's packages the grading kernel may import: what the release notebooks import."""
-
-REFERENCE_LIBRARIES = ("tiktoken", "tiktoken_ext", "subword_nmt", "tokenizers", "sentencepiece")
-"""Installed libraries that implement graded functions (tiktoken's ``Encoding`` is ``encode_ranks``, subword-nmt's
-``learn_bpe``/``apply_bpe`` those of 03 and 04): the grader's install holds them for the reference and its tests,
-the learner's install (``learner/``) does not. Student code never sees them, in the kernel or the worker."""
 
 KEPT_ENVIRONMENT = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "PYTHONPATH", "PYTHONIOENCODING", "NBGRADER_EXECUTION",
                     "NBGRADER_VALIDATING", "JPY_SESSION_NAME")  # fmt: skip
@@ -145,7 +143,8 @@ def status(mode: str) -> str:
     if mode == "off":
         return "sandbox: OFF by request (student code can read and write whatever the grading user can)"
     if bubblewrap():
-        return f"sandbox: bubblewrap at {bubblewrap()} (allowlist: Python, its own files; no network, no course)"
+        return (f"sandbox: bubblewrap at {bubblewrap()} (allowlist: Python, the learner's install, its own files; "
+                "no network, no course)")  # fmt: skip
     if mode == "auto":
         return "sandbox: NONE, bubblewrap is missing or cannot run here; fine for your own notebook, not for a class"
     return f"sandbox: REQUIRED but unavailable; {HOW_TO_GET}"
@@ -177,22 +176,58 @@ def course_package_dirs(installed: bool = True) -> dict[str, list[str]]:
     return found
 
 
-def reference_library_dirs() -> list[str]:
-    """The folders of the :data:`REFERENCE_LIBRARIES` installed here (each copy of each), found without importing
-    them."""
-    import importlib.util
+def site_folders() -> list[str]:
+    """Every folder of installed packages this runtime could use (``site-packages``, ``dist-packages``): those of its
+    prefixes, of ``/usr`` and ``/usr/local``, the user's, and the ones on ``sys.path``; real paths that exist."""
+    import glob
+    import site
 
-    found: list[str] = []
-    for name in REFERENCE_LIBRARIES:
-        try:
-            spec = importlib.util.find_spec(name)
-        except (ImportError, ValueError):
-            continue
-        for folder in list(spec.submodule_search_locations or []) if spec else []:
-            path = os.path.realpath(folder)
-            if os.path.isdir(path) and path not in found:
-                found.append(path)
-    return found
+    prefixes = {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix, "/usr", "/usr/local"}
+    found = [*site.getsitepackages(list(prefixes)), site.getusersitepackages()]
+    for prefix in prefixes:
+        for lib in ("lib", "lib64"):
+            found += glob.glob(os.path.join(prefix, lib, "python3*", "*-packages"))
+            found += glob.glob(os.path.join(prefix, lib, "python3", "dist-packages"))
+    found += [entry for entry in sys.path if os.path.basename(entry.rstrip("/")) in ("site-packages", "dist-packages")]
+    folders = {os.path.realpath(path) for path in found if path and os.path.isdir(path)}
+    return sorted(folders)
+
+
+@functools.lru_cache(maxsize=8)
+def allowed_site_entries(extra_distributions: tuple[str, ...] = ()) -> tuple[str, ...]:
+    """The files and folders of :func:`site_folders` that student code sees: those of the learner's install
+    (:func:`autograder.learner_install.distributions`) and of ``extra_distributions``. Cached.
+
+    Raises:
+        SandboxUnavailable: an extra distribution that cannot be parsed or is not installed (named): the sandbox
+            asked for cannot be built, so no student code runs.
+    """
+    from autograder import learner_install
+
+    folders = site_folders()
+    course = {os.path.realpath(p) for copies in course_package_dirs().values() for p in copies}
+    entries: set[str] = set()
+    try:
+        shown = learner_install.distributions(tuple(extra_distributions))
+    except (ValueError, LookupError) as exc:
+        raise SandboxUnavailable(f"cannot show student code LimitedKernelManager.extra_distributions = "
+                                 f"{list(extra_distributions)!r}: {exc}; install it where you grade, or take it "
+                                 f"out of nbgrader_config.py") from None  # fmt: skip
+    for dist in shown.values():
+        for entry in learner_install.site_entries(dist):
+            if entry not in course and any(entry.startswith(f.rstrip("/") + "/") for f in folders):
+                entries.add(entry)
+    return tuple(sorted(entries))
+
+
+def _inside(path: str, folders: Iterable[str]) -> bool:
+    """Whether ``path`` is one of ``folders`` or lies inside one."""
+    return any(path == f or path.startswith(f.rstrip("/") + "/") for f in folders)
+
+
+def _visible(path: str, roots: Iterable[str]) -> bool:
+    """Whether ``path`` lies in one of the read-only ``roots`` or in ``/usr`` (which the sandbox binds whole)."""
+    return _inside(path, [*roots, "/usr"])
 
 
 def _is_course_folder(path: str, packages: dict[str, list[str]]) -> bool:
@@ -242,6 +277,7 @@ def sandbox_argv(
     bwrap: str,
     *,
     course_packages: Iterable[str] = (),
+    extra_distributions: Iterable[str] = (),
     files_from: str | None = None,
     binds: Iterable[str] = (),
     read_only: Iterable[str] = (),
@@ -253,6 +289,8 @@ def sandbox_argv(
     Args:
         bwrap: the path of ``bwrap`` (see :func:`resolve`).
         course_packages: the course's packages the command may import (the kernel: :data:`KERNEL_PACKAGES`).
+        extra_distributions: installed distributions (requirement strings) the command may import beyond the
+            learner's install, with their dependencies (``LimitedKernelManager.extra_distributions``).
         files_from: a host folder whose files appear, read-only, in the working folder (a private copy of the
             notebook's folder, see :func:`private_copy`).
         binds: host paths the command may write, at the same path (the kernel's ZeroMQ socket folder).
@@ -261,6 +299,9 @@ def sandbox_argv(
 
     Returns:
         The argv, starting with ``bwrap``.
+
+    Raises:
+        SandboxUnavailable: an extra distribution that cannot be parsed or is not installed, named.
 
     Example:
         >>> argv = sandbox_argv("/usr/bin/bwrap")
@@ -287,17 +328,26 @@ def sandbox_argv(
     roots = runtime_roots(packages)
     for root in roots:
         argv += ["--ro-bind", root, root]
+    # installed packages: an allowlist of distributions, bound file by file into emptied site folders
+    folders = [f for f in site_folders() if _visible(f, roots)]
+    for folder in folders:
+        argv += ["--tmpfs", folder]
+    for entry in allowed_site_entries(tuple(extra_distributions)):
+        if _inside(entry, folders):
+            argv += ["--ro-bind", entry, entry]
+    emptied = list(folders)
     allowed = set(course_packages)
+    path_entries: list[str] = []
     for name, copies in packages.items():
         for path in copies:
-            inside = any(path.startswith(r.rstrip("/") + "/") for r in roots)
-            if name in allowed and not inside:
+            if name in allowed and path is copies[0]:
                 argv += ["--ro-bind", path, path]  # the one package, not the checkout around it
-            elif name not in allowed and inside:
-                argv += ["--tmpfs", path]  # an installed copy inside site-packages: emptied
-    for path in reference_library_dirs():
-        if any(path.startswith(r.rstrip("/") + "/") for r in roots):
-            argv += ["--tmpfs", path]  # an implementation of graded functions: emptied, as the course's packages
+                path_entries.append(os.path.dirname(path))
+            elif name not in allowed and _visible(path, roots) and not _inside(path, folders):
+                argv += ["--tmpfs", path]  # a copy inside a runtime folder (not a site folder): emptied
+                emptied.append(path)
+    for path in emptied:
+        argv += ["--remount-ro", path]
     if files_from and os.path.isdir(files_from):
         for name in sorted(os.listdir(files_from))[:MAX_COPIED_FILES]:
             source = os.path.join(files_from, name)
@@ -309,8 +359,11 @@ def sandbox_argv(
         argv += ["--ro-bind", path, path]
     argv += ["--remount-ro", "/", "--clearenv"]
     for name in KEPT_ENVIRONMENT:
-        if name in os.environ:
+        if name in os.environ and name != "PYTHONPATH":
             argv += ["--setenv", name, os.environ[name]]
+    python_path = [*path_entries, *(p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p)]
+    if python_path:  # the allowed course package first (the kernel; ``python -I``, the worker, ignores it)
+        argv += ["--setenv", "PYTHONPATH", os.pathsep.join(dict.fromkeys(python_path))]
     for name, value in (("HOME", HOME), ("USER", "student"), ("LOGNAME", "student"), ("TMPDIR", "/tmp"),
                         ("IPYTHONDIR", HOME + "/.ipython"), ("MPLCONFIGDIR", HOME + "/.matplotlib"),
                         ("JUPYTER_RUNTIME_DIR", HOME + "/.jupyter-runtime")):  # fmt: skip

@@ -1,5 +1,6 @@
 """The sandbox fails closed, shows student code only an allowlist, and limits all of a submission's processes."""
 
+import importlib.metadata
 import importlib.util
 import os
 import subprocess
@@ -7,7 +8,7 @@ import sys
 
 import pytest
 
-from autograder import sandbox
+from autograder import learner_install, sandbox
 from autograder.cli import main
 from autograder.kernel import LimitedKernelManager
 from autograder.limits import Cgroup, joined_command, limited_command
@@ -214,19 +215,79 @@ def test_the_course_requires_isolation_by_default(course_root):
     assert LimitedKernelManager.class_traits()["sandbox"].default_value == "required"
 
 
+USABLE = """
+import importlib.util, os, sys
+def usable(name):  # importable with its files (an emptied folder is at most an empty namespace package)
+    try:
+        spec = importlib.util.find_spec(name)
+    except (ImportError, ValueError):
+        return False
+    return spec is not None and bool(spec.origin or any(os.listdir(p) for p in spec.submodule_search_locations))
+for name in sys.argv[1:]:
+    print(name, usable(name))
+"""
+
+
+def _import_names(dists):
+    """The top-level import names of the installed distributions ``dists`` (canonical names)."""
+    from packaging.utils import canonicalize_name
+
+    return {
+        name
+        for name, owners in importlib.metadata.packages_distributions().items()
+        if name.isidentifier() and {canonicalize_name(o) for o in owners} <= dists
+    }
+
+
 @needs_bwrap
 @pytest.mark.parametrize("packages", [(), sandbox.KERNEL_PACKAGES])
-def test_libraries_that_implement_graded_functions_are_out_of_reach(packages):
-    installed = [name for name in sandbox.REFERENCE_LIBRARIES if importlib.util.find_spec(name) is not None]
-    if not installed:
-        pytest.skip("none of the reference's libraries (tiktoken, subword-nmt...) is installed here")
-    code = f"""
-import importlib.util, os
-for name in {installed!r} + ["regex", "json"]:
-    spec = importlib.util.find_spec(name)  # an emptied folder is at most an empty namespace package
-    print(name, spec is not None and bool(spec.origin or any(os.listdir(p) for p in spec.submodule_search_locations)))
-"""
-    done = _run(sandbox.sandbox_argv(BWRAP, course_packages=packages), code)
+def test_only_the_learners_install_is_importable(packages):
+    from packaging.utils import canonicalize_name
+
+    installed = {canonicalize_name(d.metadata["Name"]) for d in importlib.metadata.distributions()}
+    learner = set(learner_install.distributions())
+    grader_only = _import_names(installed - learner) - _import_names(learner) - set(packages)  # not shared
+    # the grader's install here ([dev]): tiktoken's Encoding is encode_ranks, subword-nmt's learn_bpe and apply_bpe
+    # those of 03 and 04; nbgrader, the gradebook, the test tools
+    assert {"tiktoken", "subword_nmt", "nbgrader", "hypothesis", "pytest", "bpe_ref", "autograder"} <= grader_only
+    shown = ["regex", "matplotlib", "ipywidgets", "numpy", "ipykernel", "json", "sqlite3"]
+    argv = sandbox.sandbox_argv(BWRAP, course_packages=packages)
+    done = subprocess.run(
+        [*argv, sys.executable, "-c", USABLE, *sorted(grader_only), *shown], capture_output=True, text=True, timeout=60
+    )
     assert done.returncode == 0, done.stderr
     seen = dict(line.split() for line in done.stdout.splitlines())
-    assert seen == {**{name: "False" for name in installed}, "regex": "True", "json": "True"}
+    assert {name for name in grader_only if seen[name] == "True"} == set()
+    assert all(seen[name] == "True" for name in shown), seen
+
+
+@needs_bwrap
+def test_an_instructors_extra_distribution_is_shown_with_its_dependencies_and_an_unknown_one_named():
+    argv = sandbox.sandbox_argv(BWRAP, extra_distributions=["hypothesis"])
+    done = subprocess.run([*argv, sys.executable, "-c", USABLE, "hypothesis", "attr", "tiktoken"], capture_output=True,
+                          text=True, timeout=60)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert dict(line.split() for line in done.stdout.splitlines()) == {
+        "hypothesis": "True", "attr": "True", "tiktoken": "False"
+    }  # fmt: skip
+    with pytest.raises(sandbox.SandboxUnavailable, match="no-such-distribution"):
+        sandbox.sandbox_argv(BWRAP, extra_distributions=["no-such-distribution>=1"])
+
+
+@needs_bwrap
+def test_grade_refuses_a_class_when_an_extra_distribution_is_not_installed(course_copy, tmp_path, capsys):
+    with open(course_copy / "nbgrader_config.py", "a", encoding="utf-8") as config:
+        config.write("\nc.LimitedKernelManager.extra_distributions = ['pandaz']\n")
+    folder = tmp_path / "class" / "ada" / "01_pair_counts_and_merge"
+    folder.mkdir(parents=True)
+    (folder / "01_pair_counts_and_merge.ipynb").write_bytes(
+        (course_copy / "notebooks" / "01_pair_counts_and_merge" / "01_pair_counts_and_merge.ipynb").read_bytes()
+    )
+    out = tmp_path / "out"
+    assert main(["--course", str(course_copy), "grade", str(tmp_path / "class"), "--out", str(out)]) == 2
+    assert "extra_distributions = ['pandaz']: pandaz (needed by the course's extra_distributions) is not installed" in (
+        capsys.readouterr().err
+    )
+    assert not (out / "grades.csv").exists()
+    with pytest.raises(sandbox.SandboxUnavailable, match="pandaz"):
+        LimitedKernelManager(extra_distributions=["pandaz"])

@@ -1,58 +1,24 @@
 """A virtual environment holding only the learner's install: ``bpe_lab`` and the dependencies of its distribution.
 
 Made without a network: the learner's wheel is built from ``learner/`` and unpacked into a fresh venv, and the
-dependencies (the closure of ``learner/pyproject.toml``'s ``dependencies``) are linked in from this interpreter's
+dependencies (:func:`autograder.learner_install.distributions`: the closure of ``bpe_lab/data/requirements.txt``,
+which ``learner/pyproject.toml`` reads) are linked in from this interpreter's
 site-packages, distribution by distribution, from their own file lists. Nothing else of this machine's packages is
 visible there: not ``bpe_ref``, not ``autograder``, not ``tiktoken``, not nbgrader.
 """
 
 from __future__ import annotations
 
-import importlib.metadata
 import os
 import subprocess
 import sys
 import zipfile
 from pathlib import Path
 
-import tomllib
-from packaging.requirements import Requirement
-from packaging.utils import canonicalize_name
+from autograder import learner_install
 
 COURSE = Path(__file__).resolve().parents[2]
 LEARNER = COURSE / "learner"
-
-
-def dependency_closure(requirements: list[str]) -> dict[str, importlib.metadata.Distribution]:
-    """The installed distributions that ``requirements`` need, transitively (markers evaluated, no extras)."""
-    found: dict[str, importlib.metadata.Distribution] = {}
-    todo = [Requirement(r) for r in requirements]
-    while todo:
-        req = todo.pop()
-        if req.marker is not None and not req.marker.evaluate({"extra": ""}):
-            continue
-        key = canonicalize_name(req.name)
-        if key in found:
-            continue
-        try:
-            dist = importlib.metadata.distribution(req.name)
-        except importlib.metadata.PackageNotFoundError:
-            raise RuntimeError(f"{req.name} (needed by the learner's install) is not installed here") from None
-        found[key] = dist
-        todo += [Requirement(r) for r in dist.requires or []]
-    return found
-
-
-def _top_level_entries(dist: importlib.metadata.Distribution) -> set[Path]:
-    """The top-level files and folders of site-packages that belong to ``dist`` (its package folders, modules,
-    ``.pth`` files, its ``.dist-info``)."""
-    entries = set()
-    for file in dist.files or []:
-        parts = Path(file).parts
-        if not parts or parts[0] == ".." or parts[0] == "__pycache__":
-            continue
-        entries.add(Path(dist.locate_file(parts[0])))
-    return entries
 
 
 def build(dest: Path) -> Path:
@@ -87,12 +53,11 @@ def build(dest: Path) -> Path:
     (wheel,) = wheels.glob("bpe_lab-*.whl")
     with zipfile.ZipFile(wheel) as archive:
         archive.extractall(site)
-    requirements = tomllib.loads((LEARNER / "pyproject.toml").read_text("utf-8"))["project"]["dependencies"]
     linked = dest / "linked"
     linked.mkdir()
-    for dist in dependency_closure(requirements).values():
-        for entry in _top_level_entries(dist):
-            if entry.exists() and not (linked / entry.name).exists():
+    for dist in learner_install.distributions().values():
+        for entry in map(Path, learner_install.site_entries(dist)):
+            if entry.parent.name != "__pycache__" and not (linked / entry.name).exists():
                 (linked / entry.name).symlink_to(entry)
     # a site dir of its own, so that the linked .pth files are read as in site-packages
     (site / "_learner_deps.pth").write_text(f"import site; site.addsitedir({str(linked)!r})\n", encoding="utf-8")

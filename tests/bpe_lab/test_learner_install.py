@@ -15,7 +15,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder import sample_class
+from autograder import learner_install, sample_class
 from autograder.course import assignments
 from bpe_lab.selfcheck import HIDDEN_CHECKS
 
@@ -91,6 +91,18 @@ def test_the_answer_key_is_not_importable_there(learner_python: Path, tmp_path: 
     assert done.stdout.strip() == "[]"
     imported = _run(learner_python, "-c", "import bpe_ref", cwd=tmp_path)
     assert "ModuleNotFoundError: No module named 'bpe_ref'" in imported.stderr
+
+
+def test_the_learners_wheel_requires_the_one_list_and_the_graders_install_covers_it(learner_python: Path) -> None:
+    import tomllib
+    from packaging.requirements import Requirement
+
+    probe = "import importlib.metadata as m; print(*m.requires('bpe-lab'), sep='\\n')"
+    declared = _run(learner_python, "-c", probe, cwd=learner_python.parent)
+    assert declared.returncode == 0, declared.stderr
+    assert declared.stdout.split() == learner_install.requirements()  # learner/pyproject.toml reads the list
+    grader = tomllib.loads((COURSE / "pyproject.toml").read_text("utf-8"))["project"]["dependencies"]
+    assert {str(Requirement(r)) for r in learner_install.requirements()} <= {str(Requirement(r)) for r in grader}
 
 
 def test_no_graded_function_is_implemented_in_the_toolkit(learner_python: Path, tmp_path: Path) -> None:
