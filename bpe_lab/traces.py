@@ -32,6 +32,7 @@ __all__ = [
     "TieBreakComparison",
     "TraceMissing",
     "apply_comparison",
+    "charted_inputs",
     "entry_key",
     "explorer_rounds",
     "lookup",
@@ -124,12 +125,33 @@ def lookup(kind: str, **inputs: Any) -> Any:
     key = entry_key(**inputs)
     entries = _entries(kind, str(TRACE_DIR))
     if key not in entries:
-        shown = key if len(key) <= 400 else key[:400] + " …"
+        examples = "; ".join(_short(k, 160) for k in list(entries)[:3])
         raise TraceMissing(
-            f"no {kind} trace for {shown}: the course ships its results only for the inputs its notebooks chart "
-            f"({len(entries)} of them, listed in the course's bpe_ref/traces.py): use one of those."
+            f"no {kind} trace for {_short(key, 400)}. This chart draws the course's own run, shipped as data for the "
+            f"inputs the notebooks chart, {len(entries)} of them, such as: {examples}. "
+            f"bpe_lab.traces.charted_inputs({kind!r}) lists them all. To see what happens on inputs of your own, "
+            f"call your functions on them."
         )
     return entries[key]
+
+
+def _short(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[:limit] + " …"
+
+
+def charted_inputs(kind: str) -> list[str]:
+    """The inputs that have a trace of ``kind``, as :func:`entry_key` writes them (a chart draws only these).
+
+    Raises:
+        ValueError: an unknown kind. TraceMissing: the traces are not installed.
+
+    Example:
+        >>> '{"marker": false, "merges": [["ab", "c"], ["a", "b"]], "word": "abc"}' in charted_inputs("apply")
+        True
+    """
+    if kind not in KINDS:
+        raise ValueError(f"kind must be one of {', '.join(map(repr, KINDS))}; got {kind!r}")
+    return list(_entries(kind, str(TRACE_DIR)))
 
 
 @dataclass(frozen=True)

@@ -77,8 +77,13 @@ def test_the_key_keeps_order_and_hashes_long_texts():
 
 def test_a_chart_asked_for_an_input_with_no_trace_names_it(monkeypatch):
     monkeypatch.delenv("NBGRADER_EXECUTION", raising=False)
-    with pytest.raises(traces.TraceMissing, match=r'no training trace for .*"word_freqs": \[\["zebra", 3\]\]'):
+    with pytest.raises(
+        traces.TraceMissing, match=r'no training trace for .*"word_freqs": \[\["zebra", 3\]\]'
+    ) as missing:
         widgets.pair_explorer({"zebra": 3}, 4)
+    # what a learner can act on, with no course checkout: inputs that do have a trace, and how to list them all
+    assert traces.charted_inputs("training")[0] in str(missing.value)
+    assert "charted_inputs('training')" in str(missing.value) and "bpe_ref" not in str(missing.value)
     with pytest.raises(traces.TraceMissing, match="tie_breaks"):
         widgets.tie_break_comparison({"zebra": 3}, 4)
     with pytest.raises(traces.TraceMissing, match='"word": "zebra"'):
