@@ -18,7 +18,7 @@ from .bytelevel import (
 from .core import (
     END_OF_WORD,
     TIE_BREAKS,
-    TraceRound,
+    Round,
     apply_bpe,
     apply_ranked,
     best_pair,
@@ -50,7 +50,7 @@ __all__ = [
     "train_bytes",
     "END_OF_WORD",
     "TIE_BREAKS",
-    "TraceRound",
+    "Round",
     "apply_bpe",
     "apply_ranked",
     "best_pair",

@@ -18,9 +18,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from bpe_lab.traces import Round
+
 from . import primitives as bpe
 from . import validate as check
-from .primitives import END_OF_WORD, Pair, Symbol, TraceRound, Vocab
+from .primitives import END_OF_WORD, Pair, Symbol, Vocab
 from .primitives import TIE_BREAKS as TIE_BREAKS  # re-exported: bpe_ref.TIE_BREAKS
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -402,7 +404,7 @@ def train_trace(
     tie_break: str = "largest",
     *,
     marker: bool = True,
-) -> list[TraceRound]:
+) -> list[Round]:
     """Train as :func:`train_bpe` and record every round: pair counts, chosen pair, tied rivals, vocab.
 
     Args:
@@ -412,7 +414,7 @@ def train_trace(
         marker: append ``"</w>"`` to every word (default) or not (as ``learn_bpe``).
 
     Returns:
-        One :class:`TraceRound` per merge; ``[r.pair for r in trace]`` equals the merges learned.
+        One :class:`Round` per merge; ``[r.pair for r in trace]`` equals the merges learned.
 
     Raises:
         TypeError / ValueError: as :func:`train_bpe`, or an unknown ``tie_break``.

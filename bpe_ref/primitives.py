@@ -6,7 +6,7 @@
   counted, pairs never across words, keys in order of first occurrence);
 * merging: :func:`merge_pair` (left to right, skipping past each match), :func:`merge_pair_in_vocab`;
 * choosing: :func:`choose_pair` (the three tie-breaks), :func:`tied_rivals`;
-* training: :func:`train_rounds`, one :class:`TraceRound` per merge; :func:`num_symbols`, the corpus's length;
+* training: :func:`train_rounds`, one :class:`bpe_lab.traces.Round` per merge; :func:`num_symbols`, the corpus's length;
 * applying a merge table: :func:`rank_table`, :func:`lowest_ranked_pair`, :func:`rank_merges` and
   :func:`apply_by_rank` (lowest rank first, all its occurrences), :func:`replay_merges` and :func:`replay_rules`
   (every rule in learned order).
@@ -25,6 +25,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
 from typing import Any, NamedTuple, TypeVar
+
+from bpe_lab.traces import Round  # the trace record: written here, read by the charts
 
 END_OF_WORD = "</w>"
 """The end-of-word marker of Sennrich et al. (2016) and ``subword-nmt``."""
@@ -257,42 +259,7 @@ def num_symbols(vocab: Mapping[tuple[str, ...], int]) -> int:
     return sum(len(symbols) * count for symbols, count in vocab.items())
 
 
-class TraceRound:
-    """One round of training, as :func:`train_rounds` records it.
-
-    Attributes:
-        round: 1 for the first merge.
-        pair_counts: the weighted pair counts before the merge (first-seen order).
-        pair: the chosen pair.
-        count: its count.
-        tied: the other pairs with the same count, in first-seen order (its tied rivals).
-        vocab: the vocab after the merge.
-        num_symbols: the total number of symbols in the corpus after the merge (word counts weighted).
-    """
-
-    __slots__ = ("round", "pair_counts", "pair", "count", "tied", "vocab", "num_symbols")
-
-    def __init__(
-        self,
-        round: int,
-        pair_counts: dict[Pair, int],
-        pair: Pair,
-        tied: list[Pair],
-        vocab: Vocab,
-    ) -> None:
-        self.round = round
-        self.pair_counts = pair_counts
-        self.pair = pair
-        self.count = pair_counts[pair]
-        self.tied = tied
-        self.vocab = vocab
-        self.num_symbols = num_symbols(vocab)
-
-    def __repr__(self) -> str:
-        return f"TraceRound(round={self.round}, pair={self.pair!r}, count={self.count}, tied={self.tied!r})"
-
-
-def train_rounds(vocab: Vocab, num_merges: int, tie_break: str) -> Iterator[TraceRound]:
+def train_rounds(vocab: Vocab, num_merges: int, tie_break: str) -> Iterator[Round]:
     """The plain BPE training loop, one round at a time: count, choose, merge; stop when no pair is left.
 
     Every round recounts the pairs from scratch (:func:`vocab_pair_counts`), so the first-seen order of the counts
@@ -308,7 +275,7 @@ def train_rounds(vocab: Vocab, num_merges: int, tie_break: str) -> Iterator[Trac
             return
         pair = choose_pair(pair_counts, tie_break)
         vocab = merge_pair_in_vocab(pair, vocab)
-        yield TraceRound(number, pair_counts, pair, tied_rivals(pair_counts, pair), vocab)
+        yield Round(number, pair_counts, pair, pair_counts[pair], tied_rivals(pair_counts, pair), vocab)
 
 
 # ---------------------------------------------------------------------------------------------------------------

@@ -14,12 +14,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from bpe_lab.traces import ApplyComparison, RankRun, RankStep, ReplayRun, ReplayStep, TieBreakRow
+from bpe_lab.traces import ApplyComparison, RankRun, RankStep, ReplayRun, ReplayStep, Round, TieBreakRow
 
 from . import core
 from . import primitives as bpe
 from . import validate as check
-from .primitives import END_OF_WORD, TIE_BREAKS, Pair, TraceRound, Vocab
+from .primitives import END_OF_WORD, TIE_BREAKS, Pair, Vocab
 
 __all__ = [
     "ApplyComparison",
@@ -66,7 +66,7 @@ def initial_vocab(word_freqs: Mapping[str, int], *, marker: bool = True) -> Voca
     return bpe.vocab_from_words(word_freqs, END_OF_WORD if marker else None)
 
 
-def vocab_before(trace: Sequence[TraceRound], round: int, start: Mapping[tuple[str, ...], int]) -> Vocab:
+def vocab_before(trace: Sequence[Round], round: int, start: Mapping[tuple[str, ...], int]) -> Vocab:
     """The vocab that round ``round`` (1-based) of ``trace`` starts from: ``start`` for round 1.
 
     Example:
@@ -98,7 +98,7 @@ class TieBreakComparison:
     """
 
     policies: tuple[str, ...]
-    traces: dict[str, list[TraceRound]]
+    traces: dict[str, list[Round]]
     rows: tuple[TieBreakRow, ...]
     first_difference: int | None
     merges: dict[str, list[Pair]]

@@ -23,10 +23,10 @@ from typing import Any
 
 from bpe_lab import gpt4
 from bpe_lab.bytecharts import genesis_text
-from bpe_lab.traces import KINDS, TRACE_DIR, entry_key
+from bpe_lab.traces import KINDS, TRACE_DIR, Round, entry_key
 
 from . import bytelevel, core, steps
-from .primitives import END_OF_WORD, TraceRound, vocab_from_words
+from .primitives import END_OF_WORD, vocab_from_words
 
 __all__ = ["compute", "generate", "stale", "traced", "write"]
 
@@ -108,7 +108,7 @@ def _vocab(vocab: Mapping[tuple[str, ...], int]) -> list[list[Any]]:
     return [[list(symbols), count] for symbols, count in vocab.items()]
 
 
-def _rounds(trace: list[TraceRound]) -> list[dict[str, Any]]:
+def _rounds(trace: list[Round]) -> list[dict[str, Any]]:
     return [
         {
             "pair_counts": [[a, b, count] for (a, b), count in step.pair_counts.items()],
