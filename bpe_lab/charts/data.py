@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .traces import Pair, Round
+from ..traces import Pair, Round
 
 __all__ = [
     "END_OF_WORD",

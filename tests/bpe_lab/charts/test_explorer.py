@@ -19,7 +19,9 @@ import ipywidgets  # noqa: E402
 import pytest  # noqa: E402
 from matplotlib.colors import to_hex  # noqa: E402
 
-from bpe_lab import chartdata, traces, widgets  # noqa: E402
+from bpe_lab import traces  # noqa: E402
+from bpe_lab.charts import data as chartdata  # noqa: E402
+from bpe_lab.charts import explorer as widgets  # noqa: E402
 from bpe_ref import core, steps  # noqa: E402
 from bpe_ref import traces as reference_traces  # noqa: E402
 

@@ -6,7 +6,8 @@ tested in test_traces.py.
 
 import pytest
 
-from bpe_lab import bytecharts, traces
+from bpe_lab import traces
+from bpe_lab.charts import bytes as bytecharts
 from bpe_ref import bytelevel
 from bpe_ref import traces as reference_traces
 from bpe_ref.bytelevel import GPT4_PATTERN

@@ -21,12 +21,12 @@ from typing import Any
 
 import ipywidgets as widgets
 
-from . import traces
-from .widgets import CHOSEN, DPI, OTHER, TIED, Chart, figure_png, grading, new_figure, placeholder, style_axes
+from .. import traces
+from .explorer import CHOSEN, DPI, OTHER, TIED, Chart, figure_png, grading, new_figure, placeholder, style_axes
 
 __all__ = ["byte_rounds", "bytes_per_token", "genesis_text", "token_boundaries", "token_label", "tokens_html"]
 
-GENESIS = Path(__file__).resolve().parent / "data" / "kjv_genesis.txt"
+GENESIS = Path(__file__).resolve().parent.parent / "data" / "kjv_genesis.txt"
 """The course's training text for the charts: the Book of Genesis, King James Version (public domain), one verse
 per line (see the course's ``data/README.md`` for where it comes from)."""
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from bpe_lab import chartdata
+from bpe_lab.charts import data as chartdata
 from bpe_lab.traces import Round
 from bpe_ref import core, steps
 

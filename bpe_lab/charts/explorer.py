@@ -41,9 +41,10 @@ from typing import TYPE_CHECKING, Any
 
 import ipywidgets as widgets
 
-from . import chartdata, traces
-from .chartdata import END_OF_WORD
-from .traces import Pair, Round
+from .. import traces
+from ..traces import Pair, Round
+from . import data as chartdata
+from .data import END_OF_WORD
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
