@@ -21,18 +21,11 @@ Example (a notebook cell; the widget is the cell's value)::
 """
 
 from .bytes import byte_rounds, bytes_per_token, genesis_text, token_boundaries
-from .explorer import (
-    ApplyStepper,
-    Chart,
-    PairExplorer,
-    TieBreakChart,
-    apply_stepper,
-    grading,
-    pair_explorer,
-    render_png,
-    save_png,
-    tie_break_comparison,
-)
+from .comparison import TieBreakChart, tie_break_comparison
+from .explorer import PairExplorer, pair_explorer
+from .png import render_png, save_png
+from .stepper import ApplyStepper, apply_stepper
+from .widget import Chart, grading
 
 __all__ = [
     "ApplyStepper",
