@@ -98,7 +98,8 @@ def _only_defines(source: str) -> bool:
 
 def _imports_charts(node: ast.Import | ast.ImportFrom) -> bool:
     names = [node.module or ""] if isinstance(node, ast.ImportFrom) else [a.name for a in node.names]
-    return any(n.split(".")[0] in ("matplotlib", "ipywidgets", "IPython") or n.endswith("widgets") for n in names)
+    drawing = ("matplotlib", "ipywidgets", "IPython")
+    return any(n.split(".")[0] in drawing or n.split(".")[:2] == ["bpe_lab", "charts"] for n in names)
 
 
 def definitions(nb: dict[str, Any]) -> list[tuple[str, str]]:

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from bpe_lab import gpt4
-from bpe_lab.bytecharts import genesis_text
+from bpe_lab.charts import genesis_text
 from bpe_lab.traces import KINDS, TRACE_DIR, Round, entry_key
 
 from . import bytelevel, core, steps
@@ -69,7 +69,7 @@ def _demo_word_freqs() -> Counter[str]:
 def traced() -> dict[str, list[dict[str, Any]]]:
     """Every traced input, by kind: the chart cells' own arguments, each commented with the cell that charts it.
 
-    A function, not a constant, since some inputs are read from Genesis (:func:`bpe_lab.bytecharts.genesis_text`).
+    A function, not a constant, since some inputs are read from Genesis (:func:`bpe_lab.charts.genesis_text`).
     """
     verses = _genesis_verses()
     return {

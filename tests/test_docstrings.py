@@ -6,8 +6,8 @@ import importlib
 import pytest
 
 MODULES = ["bpe_ref.core", "bpe_ref.steps", "autograder.checks", "autograder.limits", "autograder.doctor"]
-MODULES += ["bpe_ref.bytelevel", "bpe_lab.bytecharts", "autograder.checks_bytes"]  # assignment 05
-MODULES += ["bpe_lab.traces", "bpe_lab.chartdata", "bpe_lab.gpt4", "bpe_ref.traces"]  # the charts' traces
+MODULES += ["bpe_ref.bytelevel", "bpe_lab.charts.bytes", "autograder.checks_bytes"]  # assignment 05
+MODULES += ["bpe_lab.traces", "bpe_lab.charts.data", "bpe_lab.gpt4", "bpe_ref.traces"]  # the charts' traces
 
 
 @pytest.mark.parametrize("name", MODULES)

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from bpe_lab import traces, widgets
+from bpe_lab import charts, traces
 from bpe_lab.gpt4 import VocabularyError
 from bpe_ref import traces as reference_traces
 
@@ -80,14 +80,14 @@ def test_a_chart_asked_for_an_input_with_no_trace_names_it(monkeypatch):
     with pytest.raises(
         traces.TraceMissing, match=r'no training trace for .*"word_freqs": \[\["zebra", 3\]\]'
     ) as missing:
-        widgets.pair_explorer({"zebra": 3}, 4)
+        charts.pair_explorer({"zebra": 3}, 4)
     # what a learner can act on, with no course checkout: inputs that do have a trace, and how to list them all
     assert traces.charted_inputs("training")[0] in str(missing.value)
     assert "charted_inputs('training')" in str(missing.value) and "bpe_ref" not in str(missing.value)
     with pytest.raises(traces.TraceMissing, match="tie_breaks"):
-        widgets.tie_break_comparison({"zebra": 3}, 4)
+        charts.tie_break_comparison({"zebra": 3}, 4)
     with pytest.raises(traces.TraceMissing, match='"word": "zebra"'):
-        widgets.apply_stepper("zebra", [("z", "e")])
+        charts.apply_stepper("zebra", [("z", "e")])
     with pytest.raises(ValueError, match="kind must be one of"):
         traces.lookup("pie", x=1)
 

@@ -49,7 +49,7 @@ playwright_api = pytest.importorskip(
 )
 
 CELLS = [
-    "from bpe_lab.widgets import apply_stepper, pair_explorer, tie_break_comparison\n"
+    "from bpe_lab.charts import apply_stepper, pair_explorer, tie_break_comparison\n"
     "freqs = {'low': 5, 'lower': 2, 'newest': 6, 'widest': 3}",
     "pair_explorer(freqs, 8, tie_break='smallest')",  # the inputs of 03's charts, which ship traces
     "tie_break_comparison(freqs, 8)",

@@ -1,15 +1,20 @@
-"""Charts of assignment 05 (byte-level BPE): token boundaries, training round by round, bytes per token.
+"""The charts of 05 (byte-level BPE): token boundaries, training round by round, bytes per token.
 
 * :func:`token_boundaries`: rows of tokens coloured one by one on the same text (bytes, a trained table, GPT-4);
   a token that holds only part of a character shows its bytes in hex, with a dashed border;
-* :func:`byte_rounds`: a slider over the course's rounds of byte-level training (a trace: the top pairs as bars,
-  the merged pair and its tied rivals marked); given the learner's merges it says where they depart;
-* :func:`bytes_per_token`: bytes per token of a held-out text against the vocabulary size, with GPT-4's mark
-  (the ratios are a trace, computed by the course's trainer when the course was released);
+* :func:`byte_rounds`: a slider over the course's rounds of byte-level training (the top pairs as bars, the merged
+  pair and its tied rivals marked); given the learner's merges it says where they depart;
+* :func:`bytes_per_token`: bytes per token of a held-out text against the vocabulary size, with GPT-4's mark;
 * :func:`genesis_text`: the text these charts train on, shipped with ``bpe_lab``.
 
-Like :mod:`bpe_lab.widgets`, every builder returns a widget and draws on the Agg canvas; while nbgrader executes a
-notebook (``NBGRADER_EXECUTION`` is set) each returns a small placeholder at once, without drawing.
+From which data: ``token_boundaries`` draws the tokens it is given (the learner's ``encode_bytes`` on their own
+table, GPT-4's from :mod:`bpe_lab.gpt4`); the rounds and the ratios are traces of the course's trainer, shipped in
+``bpe_lab/data/traces/byte_rounds.json`` and ``bytes_per_token.json`` (:func:`bpe_lab.traces.lookup`); the
+learner's merges, when given, are only compared with the rounds.
+
+What it does not do: train, tokenize or measure (an input with no trace raises
+:class:`bpe_lab.traces.TraceMissing`, naming it); read the text or draw while nbgrader executes the notebook (each
+builder returns a placeholder at once, and ``genesis_text`` an empty string).
 """
 
 from __future__ import annotations
@@ -21,12 +26,13 @@ from typing import Any
 
 import ipywidgets as widgets
 
-from . import traces
-from .widgets import CHOSEN, DPI, OTHER, TIED, Chart, figure_png, grading, new_figure, placeholder, style_axes
+from .. import traces
+from .drawing import CHOSEN, DPI, INK, OTHER, TIED, figure_png, new_figure, style_axes
+from .widget import Chart, grading, placeholder
 
 __all__ = ["byte_rounds", "bytes_per_token", "genesis_text", "token_boundaries", "token_label", "tokens_html"]
 
-GENESIS = Path(__file__).resolve().parent / "data" / "kjv_genesis.txt"
+GENESIS = Path(__file__).resolve().parent.parent / "data" / "kjv_genesis.txt"
 """The course's training text for the charts: the Book of Genesis, King James Version (public domain), one verse
 per line (see the course's ``data/README.md`` for where it comes from)."""
 
@@ -54,7 +60,6 @@ def genesis_text(*, force: bool = False) -> str:
 
 
 _FILLS = ("#cfe3f7", "#fde2c4", "#d6efd0", "#f3d3e6", "#e6e0f5", "#fff3b0")
-_INK = "#222222"
 
 
 def token_label(token: bytes) -> tuple[str, bool]:
@@ -155,7 +160,7 @@ def byte_rounds(
         step = rounds[k - 1]
         pairs = [p for p, _ in step.top]
         fills = [CHOSEN if p == step.pair else TIED if p in step.tied else OTHER for p in pairs]
-        bars = ax.barh(range(len(pairs)), [c for _, c in step.top], color=fills, edgecolor=_INK, linewidth=0.6)
+        bars = ax.barh(range(len(pairs)), [c for _, c in step.top], color=fills, edgecolor=INK, linewidth=0.6)
         for patch, pair in zip(bars.patches, pairs):
             if pair in step.tied:
                 patch.set_hatch("///")

@@ -1,4 +1,5 @@
-"""Charts of assignment 05: what they show, the learner's trainer compared, and nothing heavy while grading.
+"""Tests of bpe_lab.charts.bytes, the charts of assignment 05: what they show, the learner's trainer compared, and
+nothing heavy while grading.
 
 The traces are computed on the fly by bpe_ref.traces.compute (any text can be charted here); the shipped ones are
 tested in test_traces.py.
@@ -6,7 +7,8 @@ tested in test_traces.py.
 
 import pytest
 
-from bpe_lab import bytecharts, traces
+from bpe_lab import traces
+from bpe_lab.charts.bytes import byte_rounds, bytes_per_token, genesis_text, token_boundaries, token_label, tokens_html
 from bpe_ref import bytelevel
 from bpe_ref import traces as reference_traces
 from bpe_ref.bytelevel import GPT4_PATTERN
@@ -21,21 +23,21 @@ def traces_of_any_input(monkeypatch):
 
 
 def test_a_token_holding_part_of_a_character_shows_its_bytes():
-    assert bytecharts.token_label("日".encode()) == ("日", True)
-    assert bytecharts.token_label("日".encode()[1:]) == ("<97 a5>", False)
-    html = bytecharts.tokens_html({"bytes": [b"a", "é".encode()[:1]], "whole": [" é".encode()]})
+    assert token_label("日".encode()) == ("日", True)
+    assert token_label("日".encode()[1:]) == ("<97 a5>", False)
+    html = tokens_html({"bytes": [b"a", "é".encode()[:1]], "whole": [" é".encode()]})
     assert html.count("dashed") == 1 and "<97" not in html and "&lt;c3&gt;" in html
     assert "2 tokens" in html and "1 token<" in html
 
 
 def test_byte_rounds_follow_training_and_name_the_learners_first_difference():
     merges = bytelevel.train_bytes(TEXT, 262, GPT4_PATTERN)
-    same = bytecharts.byte_rounds(TEXT, 262, GPT4_PATTERN, merges=merges)
+    same = byte_rounds(TEXT, 262, GPT4_PATTERN, merges=merges)
     assert same.slider.max == len(merges) and same.value == 1
     assert "same merges" in same.caption.value
     assert same.png()[:8] == b"\x89PNG\r\n\x1a\n"
     wrong = dict(list(merges.items())[:2]) | {(1, 2): 258}
-    chart = bytecharts.byte_rounds(TEXT, 262, GPT4_PATTERN, merges=wrong)
+    chart = byte_rounds(TEXT, 262, GPT4_PATTERN, merges=wrong)
     assert chart.value == 3 and "differs from this round on" in chart.caption.value
     chart.slider.value = 1
     assert "first differs in round 3" in chart.caption.value
@@ -44,7 +46,7 @@ def test_byte_rounds_follow_training_and_name_the_learners_first_difference():
 def test_byte_rounds_label_each_round_with_the_tokens_bytes():
     rounds = bytelevel.train_rounds(TEXT, 262, GPT4_PATTERN, top=8)
     vocab = bytelevel.vocab_bytes({r.pair: r.new_id for r in rounds})
-    chart = bytecharts.byte_rounds(TEXT, 262, GPT4_PATTERN)
+    chart = byte_rounds(TEXT, 262, GPT4_PATTERN)
     for number, step in enumerate(rounds, start=1):
         chart.slider.value = number
         title = chart.figure.axes[0].get_title()
@@ -52,7 +54,7 @@ def test_byte_rounds_label_each_round_with_the_tokens_bytes():
 
 
 def test_bytes_per_token_grow_with_the_vocabulary():
-    widget = bytecharts.bytes_per_token(TEXT * 4, TEXT, [256, 258, 262], GPT4_PATTERN, gpt4=False)
+    widget = bytes_per_token(TEXT * 4, TEXT, [256, 258, 262], GPT4_PATTERN, gpt4=False)
     image, caption = widget.children
     assert image.value[:4] == b"\x89PNG"
     assert "256: 1.00" in caption.value and "262: " in caption.value
@@ -61,9 +63,9 @@ def test_bytes_per_token_grow_with_the_vocabulary():
 @pytest.mark.parametrize(
     "build",
     [
-        lambda: bytecharts.token_boundaries({"x": [b"a"]}),
-        lambda: bytecharts.byte_rounds(TEXT, 10**6, GPT4_PATTERN),
-        lambda: bytecharts.bytes_per_token(TEXT, TEXT, [256, 10**6], GPT4_PATTERN),
+        lambda: token_boundaries({"x": [b"a"]}),
+        lambda: byte_rounds(TEXT, 10**6, GPT4_PATTERN),
+        lambda: bytes_per_token(TEXT, TEXT, [256, 10**6], GPT4_PATTERN),
     ],
 )
 def test_nothing_is_read_or_drawn_while_nbgrader_executes(monkeypatch, build):
@@ -78,13 +80,13 @@ def test_nothing_is_read_or_drawn_while_nbgrader_executes(monkeypatch, build):
 
 def test_genesis_ships_with_the_toolkit_and_is_empty_while_grading(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)  # a learner who opened the notebook somewhere else
-    text = bytecharts.genesis_text()
+    text = genesis_text()
     assert text.startswith("In the beginning God created the heaven")
     assert len(text.encode("utf-8")) == 196_818 and text.count("\n") == 1533
     monkeypatch.setenv("NBGRADER_EXECUTION", "autograde")
-    assert bytecharts.genesis_text() == "" and bytecharts.genesis_text(force=True) == text
+    assert genesis_text() == "" and genesis_text(force=True) == text
 
 
 def test_bytes_per_token_refuses_empty_held_out_text():
     with pytest.raises(ValueError, match="held-out text"):
-        bytecharts.bytes_per_token("some training text", "", [256, 260], r"\S+")
+        bytes_per_token("some training text", "", [256, 260], r"\S+")

@@ -1,4 +1,4 @@
-"""Tests of bpe_lab.chartdata: labels, the bars and words of a traced round, and the learner's functions checked
+"""Tests of bpe_lab.charts.data: labels, the bars and words of a traced round, and the learner's functions checked
 against a trace. The traces here are built in memory from the reference (bpe_ref.core.train_trace), so any corpus
 can be tried; the shipped traces are tested in test_traces.py."""
 
@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from bpe_lab import chartdata
+from bpe_lab.charts import data
 from bpe_lab.traces import Round
 from bpe_ref import core, steps
 
@@ -24,7 +24,7 @@ def traced(word_freqs, num_merges, tie_break="largest", marker=True):
 
 def check(word_freqs, num_merges, tie_break="largest", **functions):
     rounds, start = traced(word_freqs, num_merges, tie_break)
-    return chartdata.check_learner(rounds, start, tie_break, num_merges, **functions)
+    return data.check_learner(rounds, start, tie_break, num_merges, **functions)
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -33,17 +33,17 @@ def check(word_freqs, num_merges, tie_break="largest", **functions):
 
 
 def test_labels_keep_the_marker_and_show_whitespace():
-    assert chartdata.symbol_label("</w>") == "</w>"
-    assert chartdata.symbol_label("t</w>") == "t</w>"
-    assert chartdata.symbol_label("a b\t\n") == "a\u2423b\u21e5\u21b5"
-    assert chartdata.symbol_label("$5") == "$5"  # escaping for matplotlib is the drawing's business
-    assert chartdata.pair_label(("e", "s")) == "e + s → es"
-    assert chartdata.pair_label(("st", "</w>")) == "st + </w> → st</w>"
+    assert data.symbol_label("</w>") == "</w>"
+    assert data.symbol_label("t</w>") == "t</w>"
+    assert data.symbol_label("a b\t\n") == "a\u2423b\u21e5\u21b5"
+    assert data.symbol_label("$5") == "$5"  # escaping for matplotlib is the drawing's business
+    assert data.pair_label(("e", "s")) == "e + s → es"
+    assert data.pair_label(("st", "</w>")) == "st + </w> → st</w>"
 
 
 def test_top_pairs_orders_by_count_then_first_seen_and_marks_roles():
     counts = {("a", "b"): 2, ("b", "c"): 5, ("c", "d"): 7, ("d", "e"): 7, ("e", "f"): 5}
-    top = chartdata.top_pairs(counts, ("d", "e"), 10)
+    top = data.top_pairs(counts, ("d", "e"), 10)
     assert [(b.pair, b.count, b.role) for b in top.bars] == [
         (("c", "d"), 7, "tied"),
         (("d", "e"), 7, "chosen"),
@@ -57,20 +57,20 @@ def test_top_pairs_orders_by_count_then_first_seen_and_marks_roles():
 
 def test_top_pairs_keeps_the_chosen_pair_and_its_rivals_first_when_cut():
     counts = {("a", "b"): 3, ("x", "y"): 2, ("b", "c"): 3, ("c", "d"): 3, ("d", "e"): 3}
-    top = chartdata.top_pairs(counts, ("c", "d"), 3)
+    top = data.top_pairs(counts, ("c", "d"), 3)
     assert [b.pair for b in top.bars] == [("a", "b"), ("b", "c"), ("c", "d")]
     assert [b.role for b in top.bars] == ["tied", "tied", "chosen"]
     assert (top.hidden, top.hidden_tied) == (2, 1)
-    one = chartdata.top_pairs(counts, ("d", "e"), 1)
+    one = data.top_pairs(counts, ("d", "e"), 1)
     assert [b.pair for b in one.bars] == [("d", "e")]
     assert (one.hidden, one.hidden_tied) == (4, 3)
-    assert [b.pair for b in chartdata.top_pairs(counts, ("x", "y"), 1).bars] == [("x", "y")]
+    assert [b.pair for b in data.top_pairs(counts, ("x", "y"), 1).bars] == [("x", "y")]
 
 
 def test_top_pairs_matches_every_trace_round():
     for tie_break in core.TIE_BREAKS:
         for step in core.train_trace(SEED_000, 12, tie_break):
-            top = chartdata.top_pairs(step.pair_counts, step.pair, 5)
+            top = data.top_pairs(step.pair_counts, step.pair, 5)
             assert [b.pair for b in top.bars if b.role == "chosen"] == [step.pair]
             assert {b.pair for b in top.bars if b.role == "tied"} <= set(step.tied)
             assert top.hidden_tied == len(step.tied) - sum(b.role == "tied" for b in top.bars)
@@ -81,18 +81,18 @@ def test_top_pairs_matches_every_trace_round():
 @pytest.mark.parametrize(("k", "error"), [(0, ValueError), (-1, ValueError), (2.0, TypeError), (True, TypeError)])
 def test_top_pairs_rejects_bad_k(k, error):
     with pytest.raises(error, match="k must"):
-        chartdata.top_pairs({("a", "b"): 1}, ("a", "b"), k)
+        data.top_pairs({("a", "b"): 1}, ("a", "b"), k)
 
 
 def test_top_pairs_rejects_a_chosen_pair_that_was_not_counted():
     with pytest.raises(ValueError, match=r"\('x', 'y'\)"):
-        chartdata.top_pairs({("a", "b"): 1}, ("x", "y"), 3)
+        data.top_pairs({("a", "b"): 1}, ("x", "y"), 3)
 
 
 def test_segmentation_sorts_by_count_and_marks_the_new_symbol():
     step = core.train_trace(SEED_000, 3)[2]
     new = step.pair[0] + step.pair[1]
-    rows, hidden = chartdata.segmentation(step.vocab, new)
+    rows, hidden = data.segmentation(step.vocab, new)
     assert hidden == 0
     assert [row.word for row in rows] == ["newest", "low", "widest", "lower"]
     assert [row.count for row in rows] == [6, 5, 3, 2]
@@ -100,7 +100,7 @@ def test_segmentation_sorts_by_count_and_marks_the_new_symbol():
         assert "".join(row.symbols) == row.word + "</w>"
         assert step.vocab[row.symbols] == row.count
         assert row.new == tuple(i for i, s in enumerate(row.symbols) if s == new)
-    limited, hidden = chartdata.segmentation(step.vocab, None, limit=2)
+    limited, hidden = data.segmentation(step.vocab, None, limit=2)
     assert [row.word for row in limited] == ["newest", "low"] and hidden == 2
     assert all(row.new == () for row in limited)
 
@@ -271,11 +271,11 @@ def test_a_result_of_the_wrong_shape_is_reported(kwargs, function):
 def test_counts_that_do_not_run_out_when_the_trace_stops_depart():
     rounds, start = traced({"ab": 1}, 5)
     assert len(rounds) == 2  # a b </w> -> ab </w> -> ab</w>: then no pair is left
-    run = chartdata.check_learner(rounds, start, "largest", 5, count_pairs=core.count_pairs)
+    run = data.check_learner(rounds, start, "largest", 5, count_pairs=core.count_pairs)
     assert run.status == "matches"
 
     def never_empty(vocab):
         return core.count_pairs(vocab) or {("x", "y"): 1}
 
-    run = chartdata.check_learner(rounds, start, "largest", 5, count_pairs=never_empty)
+    run = data.check_learner(rounds, start, "largest", 5, count_pairs=never_empty)
     assert (run.status, run.departure.round, run.departure.function) == ("departs", 3, "count_pairs")

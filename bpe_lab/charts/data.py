@@ -6,6 +6,13 @@
   the trace: nothing here chooses a pair);
 * :func:`check_learner`: the learner's ``count_pairs`` / ``best_pair`` / ``merge_vocab`` called on each traced
   round's inputs and compared with the trace's outputs, up to the first round where they differ.
+
+From which data: the rounds of a trace (:class:`bpe_lab.traces.Round`, read from ``bpe_lab/data/traces/``) and the
+learner's functions. Used by the explorer and the comparison (:mod:`bpe_lab.charts.explorer`,
+:mod:`bpe_lab.charts.comparison`).
+
+What it does not do: draw (no matplotlib, no widget), read files, or train: it never chooses a pair, and where the
+learner's functions depart it says so; it does not carry on with their run.
 """
 
 from __future__ import annotations
@@ -14,7 +21,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .traces import Pair, Round
+from ..traces import Pair, Round
 
 __all__ = [
     "END_OF_WORD",
