@@ -6,7 +6,7 @@ Commands:
   change nothing and exit 1 when ``notebooks/`` is stale.
 * ``check NOTEBOOK``: a learner's self-check. Scores the notebook as ``grade`` would, hidden tests restored,
   and prints each exercise with its points and failure messages; seconds per endless loop, not minutes
-  (:mod:`autograder.fastcheck`; ``--kernel`` runs the whole of ``grade`` instead). Exit 0 only for full marks.
+  (:mod:`autograder.course.fastcheck`; ``--kernel`` runs the whole of ``grade`` instead). Exit 0 only for full marks.
 * ``grade SUBMISSIONS --out DIR``: autograde a class (nbgrader's ``submitted/`` layout, or a folder of
   notebooks) into the course directory (its gradebook, ``autograded/``, ``feedback/``), as ``nbgrader autograde``
   and ``generate_feedback`` would; ``grades.csv``, ``exercise_grades.csv`` and ``report.html`` go into ``DIR``.
@@ -33,11 +33,14 @@ from typing import Any
 # nbformat's schema never uses. jsonschema treats the package as optional, so do without it here.
 sys.modules.setdefault("rfc3987_syntax", None)  # type: ignore[arg-type]
 
-from . import exports, grading, public_cases, release, report, sample_class, sandbox, submissions  # noqa: E402
-from .course import CourseError, find_course_root  # noqa: E402
-from .limits import parse_size, sandbox_status  # noqa: E402
-from .sandbox import SandboxUnavailable  # noqa: E402
-from .sandbox import resolve as resolve_sandbox  # noqa: E402
+from .checks import public_cases  # noqa: E402
+from .course import grading, release, sample_class, submissions  # noqa: E402
+from .course.directory import CourseError, find_course_root  # noqa: E402
+from .isolation import sandbox  # noqa: E402
+from .isolation.limits import parse_size, sandbox_status  # noqa: E402
+from .isolation.sandbox import SandboxUnavailable  # noqa: E402
+from .isolation.sandbox import resolve as resolve_sandbox  # noqa: E402
+from .reports import exports, report  # noqa: E402
 
 
 def _course(args: argparse.Namespace) -> Path:
@@ -105,7 +108,7 @@ def cmd_check(args: argparse.Namespace) -> int:
         with tempfile.TemporaryDirectory(prefix="bpe-check-") as tmp:
             (result,) = grading.grade(root, [submission], Path(tmp), feedback=False, resume=False, limits=limits)
     else:  # the same scores from the judge alone, without nbgrader's batch machinery
-        from . import fastcheck
+        from .course import fastcheck
 
         print(f"Checking {path.name} as {assignment}, hidden tests included...", flush=True)
         result = fastcheck.check_notebook(root, submission, overrides=limits)
@@ -154,7 +157,7 @@ def cmd_grade(args: argparse.Namespace) -> int:
 
 def _configured(root: Path, name: str, default: Any) -> Any:
     """``LimitedKernelManager.<name>`` as the course's nbgrader config sets it, else ``default``."""
-    from .course import load_config
+    from .course.directory import load_config
 
     return load_config(root).LimitedKernelManager.get(name, default)
 
