@@ -279,3 +279,25 @@ def test_basic_trainer_cases_have_no_tie_and_never_run_out_of_pairs():
         words, merges = case.args
         rounds = bpe_ref.train_trace(words, merges)
         assert len(rounds) == merges and not any(r.tied for r in rounds)
+
+
+def train_bpe_lists(word_freqs, num_merges):
+    """Returns lists instead of tuples and uses a Counter: still correct."""
+    vocab = {tuple(w) + ("</w>",): c for w, c in word_freqs.items()}
+    merges = []
+    for _ in range(num_merges):
+        counts = Counter()
+        for word, c in vocab.items():
+            for p in zip(word, word[1:]):
+                counts[p] += c
+        if not counts:
+            break
+        best = max(counts, key=lambda p: (counts[p], p))
+        merges.append(list(best))
+        vocab = bpe_ref.merge_vocab(best, vocab)
+    return merges
+
+
+def test_trainer_returning_lists_of_lists_passes():
+    checks.check_train_bpe(train_bpe_lists, "basic")
+    checks.check_train_bpe(train_bpe_lists, "edge")

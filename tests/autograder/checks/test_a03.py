@@ -342,3 +342,20 @@ def test_basic_fixed_cases_never_run_out_of_pairs(fixed, tie_break, marker):
     for case in getattr(checks, fixed)["basic"]:
         words, merges = case.args
         assert len(bpe_ref.train_trace(words, merges, tie_break, marker=marker)) == merges, case.args
+
+
+def test_wrong_tie_direction_fails_best_pair():
+    def smallest_instead(pair_counts, tie_break):
+        return min(pair_counts, key=lambda p: (-pair_counts[p], p))
+
+    checks.check_best_pair(smallest_instead, "smallest")
+    with pytest.raises(CheckFailed, match="best_pair"):
+        checks.check_best_pair(smallest_instead, "largest")
+
+
+def test_joined_string_comparison_fails_best_pair():
+    def joined(pair_counts, tie_break):
+        return max(pair_counts, key=lambda p: (pair_counts[p], p[0] + p[1]))
+
+    with pytest.raises(CheckFailed):
+        checks.check_best_pair(joined, "largest")

@@ -268,3 +268,24 @@ def test_a_counterexample_that_splits_on_spaces_fails_on_a_word_with_a_space():
 
     lines = _message(checks.check_counterexample, by_words)
     assert lines[0] == "disagreeing_merges('xy z')"
+
+
+def test_apply_by_replay_fails_the_rank_part():
+    def by_replay(word, merges):
+        return bpe_ref.replay(bpe_ref.get_word_symbols(word), merges)
+
+    checks.check_apply_bpe(by_replay, "basic")  # trained tables: both agree
+    with pytest.raises(CheckFailed, match="apply_bpe"):
+        checks.check_apply_bpe(by_replay, "rank")
+
+
+def test_counterexample_check_accepts_a_real_one_and_rejects_a_table_that_agrees():
+    def counterexample(word):
+        # Merge the first two characters everywhere; then list the merge of the first two resulting symbols
+        # ahead of it. Replay tries that merge first, before its left symbol exists; rank does it last.
+        symbols = bpe_ref.replay(list(word), [(word[0], word[1])])
+        return [(symbols[0], symbols[1]), (word[0], word[1])]
+
+    checks.check_counterexample(counterexample)
+    with pytest.raises(CheckFailed, match="on which both give"):
+        checks.check_counterexample(lambda w: [(w[0], w[1])])
