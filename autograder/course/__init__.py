@@ -20,6 +20,12 @@ to :mod:`autograder.preprocessors`, which nbgrader loads from ``nbgrader_config.
   data; it grades nothing.
 * :mod:`~autograder.course.fastcheck` -- ``check``'s engine: one notebook scored as ``grade`` would, without
   nbgrader's batch machinery; it writes no gradebook.
+* :mod:`~autograder.course.selfcheck` -- ``check``: a learner's notebook, its assignment found, scored by the engine
+  or by ``grade`` itself; it prints nothing.
+* :mod:`~autograder.course.batch` -- ``grade``'s choices before grading: a share of the class, some students, the
+  isolation confirmed; it grades nothing.
+* :mod:`~autograder.course.demo` -- ``demo``: the sample class built and graded with its documented scores; it holds
+  no expected scores.
 * :mod:`~autograder.course.sample_class` -- the bundled sample class, written as real students would; it holds no
   expected scores (the tests do).
 """

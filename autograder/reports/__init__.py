@@ -8,4 +8,6 @@ inert pages and CSV files. They run no student code and need no sandbox, not eve
   late work) as HTML or JSON; it changes no grade.
 * :mod:`~autograder.reports.exports` -- Canvas and Moodle import CSVs and one CSV across shards, from gradebooks; it
   grades nothing.
+* :mod:`~autograder.reports.summary` -- what the terminal shows after ``check``, ``grade`` and ``demo``, and the report
+  page written beside the grades; it prints nothing itself.
 """
