@@ -1060,8 +1060,8 @@ def run_grade(course_root, class_folder, out, *, sandbox="required", jobs=2):
 
 
 PIPELINE = """
-# the course's pipeline, as autograder.course.directory.Workspace.config sets it (until nbgrader_config.py does, issue
-# #11)
+# the course's pipeline, as autograder.course.directory.Workspace.config sets it
+# (until nbgrader_config.py does, issue #11)
 from autograder.preprocessors.judge_tests import JudgeTests
 from autograder.preprocessors.limited_execute import LimitedExecute
 c.Autograde.autograde_preprocessors = [
