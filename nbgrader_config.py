@@ -1,8 +1,9 @@
 """nbgrader configuration of the bpe-course course directory (the repository root).
 
 `python -m autograder` reads this file for every command, and so do `nbgrader autograde` and the formgrader:
-the course's grading pipeline (autograder.pipeline: the doctor, the limited kernel, the judge) is registered in
-nbgrader's own Autograde converter here, so every way of grading runs the same steps and gives the same scores.
+the course's grading pipeline (autograder.preprocessors.pipeline: the doctor, the limited kernel, the judge) is
+registered in nbgrader's own Autograde converter here, so every way of grading runs the same steps and gives the same
+scores.
 """
 
 from pathlib import Path
@@ -35,33 +36,33 @@ c.ClearSolutions.text_stub = "YOUR ANSWER HERE"
 # Keep feedback readable when a learner prints a lot.
 c.LimitOutput.max_lines = 200
 
-# Limits on the grading kernel (autograder.limits; `python -m autograder grade` uses them, and its
+# Limits on the grading kernel (autograder.isolation.limits; `python -m autograder grade` uses them, and its
 # --memory-limit / --cpu-limit / --output-limit options override them).
 c.LimitedKernelManager.memory_limit = 2 * 1024**3  # bytes of address space
 c.LimitedKernelManager.cpu_limit = 600  # CPU seconds for the whole notebook
 c.LimitedExecute.max_output_bytes = 1_000_000  # per cell
 # Student code runs in a bubblewrap sandbox (an allowlist: Python, the learner's install, its own files;
-# autograder.sandbox). "required" refuses to grade without it; "off" (say it only when the grader is isolated some
-# other way) turns it off; `check` and `demo` use "auto". See README, "Grading safely".
+# autograder.isolation.sandbox). "required" refuses to grade without it; "off" (say it only when the grader is isolated
+# some other way) turns it off; `check` and `demo` use "auto". See README, "Grading safely".
 c.LimitedKernelManager.sandbox = "required"
 c.LimitedKernelManager.process_limit = 256  # processes and threads of one submission together
 # Of the installed packages, student code imports only the learner's install (bpe_lab's requirements and their
-# dependencies: autograder.learner_install). What your students' image adds, list here, e.g. ["pandas"].
+# dependencies: autograder.isolation.learner_install). What your students' image adds, list here, e.g. ["pandas"].
 c.LimitedKernelManager.extra_distributions = []
 # All the cells of one notebook get this long together (a `time.sleep` loop in every cell costs it once).
 c.LimitedExecute.notebook_timeout = 600
 
-# Test cells are scored outside the kernel (autograder.judge): the student's code runs in a worker process
+# Test cells are scored outside the kernel (autograder.isolation.judge): the student's code runs in a worker process
 # under the limits and sandbox above, and each test cell runs in the grader, calling the student's functions
 # in the worker and getting plain data back. Code in a submission cannot reach the checks or their answers.
 c.JudgeTests.call_timeout = 10  # seconds per call in a test cell's own asserts (hidden checks: 2 s)
 c.JudgeTests.cell_timeout = 120  # seconds per cell of the submission
 c.JudgeTests.notebook_timeout = 600  # seconds for all of it
 
-# The pipeline itself (order and reasons: autograder/pipeline.py). Fail closed: where the course's grader is not
-# installed, autograding stops with this message instead of falling back to nbgrader's in-kernel test cells.
+# The pipeline itself (order and reasons: autograder/preprocessors/pipeline.py). Fail closed: where the course's grader
+# is not installed, autograding stops with this message instead of falling back to nbgrader's in-kernel test cells.
 try:
-    from autograder.pipeline import configure
+    from autograder.preprocessors.pipeline import configure
 except ImportError as exc:  # a learner's environment: nothing here grades for marks
     _missing = f"bpe-course: the course's grader is not installed here ({exc}); install it: pip install -e '.[dev]'"
 

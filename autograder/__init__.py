@@ -2,6 +2,40 @@
 
 The checks are imported on first use (``from autograder import check_merge`` works as before), so that the
 notebooks' learner-facing helpers (:mod:`bpe_lab.selfcheck`) import without the reference answers.
+
+The rooms, as nbgrader shows its own architecture in its folders:
+
+* :mod:`autograder.checks` -- the hidden checks, their specs and cases, one module per assignment; pure functions.
+* :mod:`autograder.isolation` -- what student code sees and may spend: sandbox, limits, kernel, the judge's worker.
+* :mod:`autograder.preprocessors` -- the nbgrader steps, one class per file, and the pipeline that orders them.
+* :mod:`autograder.course` -- the course directory, a class's submissions, grading, gradebook, pool, release.
+* :mod:`autograder.reports` -- the class report and the LMS exports; they only read results.
+* :mod:`autograder.doctor` -- a module, not a room: the pure notebook logic (read, repair, scan, note) that the
+  steps, the class pipeline, the report and the judge all use on a submission; in any one room it would make the
+  others import that room.
+* :mod:`autograder.cli` -- ``python -m autograder``: parsing and calling only.
+
+Dependency rules (every import counts, at the top of a module or inside a function; held by
+``tests/autograder/test_layers.py``). A row may import the columns marked ``x`` and its own room; nothing else of
+:mod:`autograder`:
+
+===================  ======  ======  =========  ======  =============  =======
+imports ->           checks  doctor  isolation  course  preprocessors  reports
+===================  ======  ======  =========  ======  =============  =======
+checks               .       .       .          .       .              .
+doctor               .       .       .          .       .              .
+isolation            .       x       .          .       .              .
+course               x       x       x          .       .              .
+preprocessors        x       x       x          x       .              .
+reports              x       x       .          x       .              .
+cli                  x       x       x          x       x              x
+===================  ======  ======  =========  ======  =============  =======
+
+Besides: nothing imports :mod:`autograder.cli` but ``__main__``; any module may ``import autograder`` itself (this
+package, which imports only :mod:`autograder.checks`); there is no cycle between rooms; and :mod:`autograder.reports`
+never reaches :mod:`autograder.isolation`, not even through a module it imports (a report needs no sandbox). The
+checks import nothing that starts a process, so a check runs the same in the grader, in a learner's self-check and
+in a test.
 """
 
 from __future__ import annotations

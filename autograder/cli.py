@@ -6,7 +6,7 @@ Commands:
   change nothing and exit 1 when ``notebooks/`` is stale.
 * ``check NOTEBOOK``: a learner's self-check. Scores the notebook as ``grade`` would, hidden tests restored,
   and prints each exercise with its points and failure messages; seconds per endless loop, not minutes
-  (:mod:`autograder.fastcheck`; ``--kernel`` runs the whole of ``grade`` instead). Exit 0 only for full marks.
+  (:mod:`autograder.course.fastcheck`; ``--kernel`` runs the whole of ``grade`` instead). Exit 0 only for full marks.
 * ``grade SUBMISSIONS --out DIR``: autograde a class (nbgrader's ``submitted/`` layout, or a folder of
   notebooks) into the course directory (its gradebook, ``autograded/``, ``feedback/``), as ``nbgrader autograde``
   and ``generate_feedback`` would; ``grades.csv``, ``exercise_grades.csv`` and ``report.html`` go into ``DIR``.
@@ -24,20 +24,19 @@ import argparse
 import os
 import sys
 import tempfile
-from collections import defaultdict
 from pathlib import Path
-from typing import Any
 
 # jsonschema (under nbformat) checks "iri" strings with rfc3987-syntax when it is installed (jupyterlab pulls it
 # in), and importing that compiles 38 Lark grammars: about 2 s of every command's start, for a format that
 # nbformat's schema never uses. jsonschema treats the package as optional, so do without it here.
 sys.modules.setdefault("rfc3987_syntax", None)  # type: ignore[arg-type]
 
-from . import exports, grading, public_cases, release, report, sample_class, sandbox, submissions  # noqa: E402
-from .course import CourseError, find_course_root  # noqa: E402
-from .limits import parse_size, sandbox_status  # noqa: E402
-from .sandbox import SandboxUnavailable  # noqa: E402
-from .sandbox import resolve as resolve_sandbox  # noqa: E402
+from .checks import public_cases  # noqa: E402
+from .course import batch, demo, grading, release, selfcheck, submissions  # noqa: E402
+from .course.directory import CourseError, find_course_root  # noqa: E402
+from .isolation.limits import parse_size, sandbox_status  # noqa: E402
+from .isolation.sandbox import SandboxUnavailable  # noqa: E402
+from .reports import exports, report, summary  # noqa: E402
 
 
 def _course(args: argparse.Namespace) -> Path:
@@ -73,46 +72,24 @@ def cmd_release(args: argparse.Namespace) -> int:
     return 0
 
 
-def _print_result(result: grading.Result, indent: str = "") -> None:
-    sub = result.submission
-    if result.error:
-        print(f"{indent}{sub.assignment}: not graded: {result.error}")
-        return
-    print(f"{indent}{sub.assignment}: {result.score:g} / {result.max_score:g} points")
-    for cell in result.cells:
-        mark = "PASS" if cell.points >= cell.max_points else "FAIL"
-        print(f"{indent}  {mark}  {cell.exercise:<22} {cell.grade_id:<34} {cell.points:g} / {cell.max_points:g}")
-        if cell.message and cell.points < cell.max_points:
-            for line in [*cell.message.splitlines()[:4], *cell.where]:
-                print(f"{indent}          {line}")
-
-
 def cmd_check(args: argparse.Namespace) -> int:
     root = _course(args)
     path = Path(args.notebook)
-    if not path.is_file():
-        raise CourseError(f"no notebook at {path}")
-    known = release.assignments(root)
-    assignment = args.assignment or submissions.detect_assignment(path, known, root)
-    if assignment is None:
-        raise CourseError(f"{path} is not a notebook of this course ({', '.join(known)}); pass --assignment")
-    submission = submissions.Submission("you", assignment, path)
-    # your own notebook: isolation if available; the public seed (no course secret is made in a learner's copy)
-    limits = {"LimitedKernelManager.sandbox": "auto", "JudgeTests.seed": "public", **_limits(args)}
+    submission = selfcheck.submission_of(root, path, args.assignment)
+    limits = selfcheck.limits(_limits(args))
     print(sandbox_status(limits["LimitedKernelManager.sandbox"]))
     if args.kernel:  # the whole of grade: nbgrader's autograde, the notebook run in a kernel, then the judge
-        print(f"Grading {path.name} as {assignment} as `grade` does, in a kernel (a few seconds)...", flush=True)
-        with tempfile.TemporaryDirectory(prefix="bpe-check-") as tmp:
-            (result,) = grading.grade(root, [submission], Path(tmp), feedback=False, resume=False, limits=limits)
+        print(
+            f"Grading {path.name} as {submission.assignment} as `grade` does, in a kernel (a few seconds)...",
+            flush=True,
+        )
     else:  # the same scores from the judge alone, without nbgrader's batch machinery
-        from . import fastcheck
-
-        print(f"Checking {path.name} as {assignment}, hidden tests included...", flush=True)
-        result = fastcheck.check_notebook(root, submission, overrides=limits)
+        print(f"Checking {path.name} as {submission.assignment}, hidden tests included...", flush=True)
+    result = selfcheck.check(root, submission, limits, kernel=args.kernel)
     for line in result.solution_errors:
         print(f"  your solution cell {line}")
-    _print_result(result)
-    full = not result.error and result.max_score > 0 and result.score >= result.max_score
+    _print(summary.result_lines(result))
+    full = selfcheck.full_marks(result)
     print("Full marks." if full else "Not full marks yet: see the messages above.")
     return 0 if full else 1
 
@@ -120,19 +97,11 @@ def cmd_check(args: argparse.Namespace) -> int:
 def cmd_grade(args: argparse.Namespace) -> int:
     root = _course(args)
     found = submissions.find_submissions(Path(args.submissions), root, args.assignment)
-    if args.shard:
-        index, count = args.shard
-        found = found[index - 1 :: count]
     out = Path(args.out)
-    mode = _limits(args).get("LimitedKernelManager.sandbox") or _configured_sandbox(root)
+    mode = batch.sandbox_mode(root, _limits(args))
     print(sandbox_status(mode))
-    if resolve_sandbox(mode):  # grading for marks: refuse without isolation unless --sandbox off
-        sandbox.allowed_site_entries(tuple(_configured(root, "extra_distributions", [])))  # a bad one: refuse all
-    if args.student:
-        unknown = set(args.student) - {s.student for s in found}
-        if unknown:
-            raise CourseError(f"no submission of student {', '.join(sorted(unknown))} under {args.submissions}")
-        found = [s for s in found if s.student in args.student]
+    batch.confirm_isolation(root, mode)  # grading for marks: refuse without isolation unless --sandbox off
+    found = batch.select(found, Path(args.submissions), args.shard, args.student)
     results = grading.grade(
         root,
         found,
@@ -147,20 +116,9 @@ def cmd_grade(args: argparse.Namespace) -> int:
         progress=_progress("grading"),
         class_folder=Path(args.submissions),
     )
-    _summary(results, out, root)
-    _class_report(root, root, out, args.db_url, args.assignment)
+    _print(summary.class_lines(results, out, root))
+    print(summary.write_class_report(root, root, out, args.db_url, args.assignment))
     return 0
-
-
-def _configured(root: Path, name: str, default: Any) -> Any:
-    """``LimitedKernelManager.<name>`` as the course's nbgrader config sets it, else ``default``."""
-    from .course import load_config
-
-    return load_config(root).LimitedKernelManager.get(name, default)
-
-
-def _configured_sandbox(root: Path) -> str:
-    return _configured(root, "sandbox", "required")
 
 
 def _limits(args: argparse.Namespace) -> dict:
@@ -196,82 +154,20 @@ def _shard(text: str) -> tuple[int, int]:
     return index, count
 
 
-def _summary(results: list[grading.Result], out: Path, course_dir: Path) -> None:
-    by_assignment: dict[str, list[grading.Result]] = defaultdict(list)
-    for result in results:
-        by_assignment[result.submission.assignment].append(result)
-    for assignment, rows in by_assignment.items():
-        exercises = list(dict.fromkeys(c.exercise for r in rows for c in r.cells))
-        name_width = max([len("student"), *(len(r.submission.student) for r in rows)]) + 2
-        widths = [max(len(e), 7) + 2 for e in exercises]
-        print(f"\n{assignment}")
-        header = f"  {'student':<{name_width}}" + "".join(f"{e:>{w}}" for e, w in zip(exercises, widths))
-        print(header + f"{'total':>9}")
-        for r in rows:
-            per = defaultdict(lambda: [0.0, 0.0])
-            for c in r.cells:
-                per[c.exercise][0] += c.points
-                per[c.exercise][1] += c.max_points
-            cols = "".join(
-                f"{(f'{per[e][0]:g}/{per[e][1]:g}' if e in per else '-'):>{w}}" for e, w in zip(exercises, widths)
-            )
-            total = f"{r.score:g}/{r.max_score:g}"
-            line = f"  {r.submission.student:<{name_width}}{cols}{total:>9}"
-            print(line + (f"  not graded: {r.error[:200]}" if r.error else ""))
-    flagged = [r for r in results if r.problems]
-    if flagged:
-        print("\nproblems found (also in grades.csv and in each student's feedback):")
-        for r in flagged:
-            for problem in r.problems:
-                print(f"  {r.submission.student}/{r.submission.assignment}: {problem}")
-    errors = sum(1 for r in results if r.error)
-    print(f"\n{len(results)} submissions graded ({errors} could not be graded)")
-    print(f"  grades: {out}/grades.csv, {out}/exercise_grades.csv")
-    print(f"  nbgrader course directory: {course_dir}/ (gradebook, autograded/, feedback/<student>/<assignment>/);")
-    print("  review there with the formgrader, then `nbgrader release_feedback` or `nbgrader export`")
+def _print(lines: list[str]) -> None:
+    for line in lines:
+        print(line)
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
     root = _course(args)
     out = Path(args.out) if args.out else Path(tempfile.mkdtemp(prefix="bpe-demo-"))
-    submitted = out / "sample_class"
-    if submitted.exists():
-        import shutil
-
-        shutil.rmtree(submitted)
-    sample_class.build(root, submitted)
-    found = submissions.find_submissions(submitted, root)
-    course_dir = out / "course"
+    found, course_dir = demo.prepare(root, out)
     print(sandbox_status("auto"))  # the bundled class: isolation if available
-    results = grading.grade(
-        root,
-        found,
-        out,
-        course_dir=course_dir,
-        jobs=args.jobs,
-        resume=False,
-        progress=_progress("grading the sample class"),
-        limits={"LimitedKernelManager.sandbox": "auto", "JudgeTests.seed": "public"},  # its documented scores
-    )
-    _summary(results, out, course_dir)
-    _class_report(root, course_dir, out)
+    results = demo.grade(root, found, out, course_dir, args.jobs, progress=_progress("grading the sample class"))
+    _print(summary.class_lines(results, out, course_dir))
+    print(summary.write_class_report(root, course_dir, out))
     return 0
-
-
-def _class_report(
-    root: Path, course_dir: Path, out: Path, db_url: str | None = None, assignment: str | None = None
-) -> None:
-    """The last step of ``grade`` and ``demo``: ``report.html`` in ``out`` from the course directory's gradebook
-    and ``autograded/``; a failure is reported, never fatal."""
-    target = grading.course_target(root, course_dir, db_url)
-    url, autograded = target.db_url, target.folder("autograded")
-    try:
-        page = report.render_html(report.build_report(url, autograded, assignment))
-    except CourseError as exc:
-        print(f"no class report: {exc}")
-        return
-    (out / "report.html").write_text(page, encoding="utf-8")
-    print(f"  {out}/report.html: the class report (what the class got wrong, flagged and late submissions)")
 
 
 def cmd_report(args: argparse.Namespace) -> int:

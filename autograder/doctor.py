@@ -447,7 +447,7 @@ REPORT_METADATA = "bpe_course_doctor"
 def report_cell(problems: list[Problem]):
     """A markdown cell for the top of the graded notebook, so the student's feedback lists the problems.
 
-    Its metadata (``REPORT_METADATA``) keeps every problem with its kind, for :mod:`autograder.report`.
+    Its metadata (``REPORT_METADATA``) keeps every problem with its kind, for :mod:`autograder.reports.report`.
     """
     lines = ["**Notes from the grader about this submission**", ""]
     lines += [f"- {p.text}" for p in problems]

@@ -41,8 +41,8 @@ sys.path.insert(0, str(ROOT))
 
 import nbformat  # noqa: E402
 
-from autograder import sample_class  # noqa: E402
-from autograder.course import assignments  # noqa: E402
+from autograder.course import sample_class  # noqa: E402
+from autograder.course.directory import assignments  # noqa: E402
 from bpe_lab import cli, harness, selfcheck  # noqa: E402
 
 ENV = {**os.environ, "PYTHONPATH": str(ROOT)}

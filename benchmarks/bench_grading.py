@@ -29,8 +29,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from autograder import sample_class  # noqa: E402
-from autograder.course import assignments  # noqa: E402
+from autograder.course import sample_class  # noqa: E402
+from autograder.course.directory import assignments  # noqa: E402
 
 
 def build_class(folder: Path, students: int) -> int:

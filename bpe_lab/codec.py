@@ -1,7 +1,7 @@
 """Plain data as JSON with tags for what JSON lacks: the one codec of the course (standard library only).
 
 It carries a learner's arguments and answers between the grader and its worker process
-(:mod:`autograder.judge_worker`, which gets this text in place of its import line: it cannot import packages),
+(:mod:`autograder.isolation.judge_worker`, which gets this text in place of its import line: it cannot import packages),
 and the expected answers of the public cases that :func:`bpe_lab.selfcheck.check` reads
 (:mod:`bpe_lab.expected`). Tags: ``{"t": [...]}`` a tuple, ``{"d": [[key, value], ...]}`` a dict (any mapping,
 in its order), ``{"s": [...]}`` a set, ``{"b": "..."}`` bytes (as latin-1 text).

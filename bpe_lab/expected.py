@@ -1,8 +1,8 @@
 """The expected answers of the public cases, shipped as data: what :func:`bpe_lab.selfcheck.check` compares with.
 
 One gzip-compressed JSON file per graded function, ``data/expected/<function>.json.gz``, written by the grader
-(``python -m autograder release``, :mod:`autograder.public_cases`, from the reference) and read here. For each part
-of the function's checks, in the order the notebook's hidden tests run them: the judge by name and parameters
+(``python -m autograder release``, :mod:`autograder.checks.public_cases`, from the reference) and read here. For each
+part of the function's checks, in the order the notebook's hidden tests run them: the judge by name and parameters
 (:func:`bpe_lab.harness.make_judge`), the adapter by name, and the cases run with the course's public seed, one per
 input, smallest first, each with its arguments, note, size and expected answer. Values go through
 :mod:`bpe_lab.codec` (read with :func:`bpe_lab.codec.loads`, so no other object of the file has one key that is a

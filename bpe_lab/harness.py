@@ -99,7 +99,7 @@ class Case:
     """One input of a check: the positional arguments and, optionally, a note shown on failure.
 
     ``size`` orders the cases (smallest first, so the first failure is the smallest failing input): the checks
-    set it to the number of words, symbols and merges of the input (see :func:`autograder.cases.size`).
+    set it to the number of words, symbols and merges of the input (see :func:`autograder.checks.cases.size`).
     """
 
     args: tuple[Any, ...]

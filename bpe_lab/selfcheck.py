@@ -182,7 +182,7 @@ HIDDEN_CHECKS: dict[str, list[tuple[str, tuple[str, ...]]]] = {
     "apply_bpe": [("check_apply_bpe", ("basic",)), ("check_apply_bpe", ("rank",))],
     "encode": [("check_encode", ("basic",)), ("check_encode", ("replay",))],
     "disagreeing_merges": [("check_counterexample", ())],
-    # 05_byte_level_bpe (autograder.checks_bytes)
+    # 05_byte_level_bpe (autograder.checks.a05)
     "pretokenize": [("check_pretokenize", ())],
     "train_bytes": [("check_train_bytes", ("basic",)), ("check_train_bytes", ("ties",))],
     "encode_bytes": [("check_encode_bytes", ("basic",)), ("check_encode_bytes", ("rank",))],

@@ -43,7 +43,8 @@ def _repository_stays_clean():
 def _grade_unisolated_where_bubblewrap_is_missing():
     """Without bubblewrap, `grade` refuses to run student code (fail closed). The suite then grades with the sandbox
     off, said here explicitly; the attacks that need isolation skip (tests/autograder/test_adversarial.py)."""
-    from autograder import course, sandbox
+    from autograder.course import directory as course
+    from autograder.isolation import sandbox
 
     if sandbox.bubblewrap() is not None:
         yield

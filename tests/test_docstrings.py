@@ -5,8 +5,11 @@ import importlib
 
 import pytest
 
-MODULES = ["bpe_ref.core", "bpe_ref.steps", "autograder.checks", "autograder.limits", "autograder.doctor"]
-MODULES += ["bpe_ref.bytelevel", "bpe_lab.charts.bytes", "autograder.checks_bytes"]  # assignment 05
+MODULES = ["bpe_ref.core", "bpe_ref.steps", "autograder.isolation.limits", "autograder.doctor"]
+MODULES += ["autograder.checks.a01", "autograder.checks.a02", "autograder.checks.a03", "autograder.checks.a04"]
+MODULES += ["autograder.checks.cases", "autograder.course.batch", "autograder.course.selfcheck"]
+MODULES += ["autograder.reports.summary"]
+MODULES += ["bpe_ref.bytelevel", "bpe_lab.charts.bytes", "autograder.checks.a05"]  # assignment 05
 MODULES += ["bpe_lab.traces", "bpe_lab.charts.data", "bpe_lab.gpt4", "bpe_ref.traces"]  # the charts' traces
 
 

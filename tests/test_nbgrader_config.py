@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from autograder.course import load_config
+from autograder.course.directory import load_config
 
 
 @pytest.fixture(scope="module")

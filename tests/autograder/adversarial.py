@@ -17,7 +17,7 @@ from pathlib import Path
 
 import nbformat
 
-from autograder import sample_class
+from autograder.course import sample_class
 
 ASSIGNMENT = "01_pair_counts_and_merge"
 STUDENTS = sample_class.students()[ASSIGNMENT]
@@ -759,7 +759,7 @@ OUTCOMES = {
     "attack-not-utf8": {"get_pair_counts": 4, "merge": 4},
     "attack-nbformat3": {"get_pair_counts": 4, "merge": 4},
     "attack-sleep-in-every-cell": {"get_pair_counts": 0, "merge": 0},  # the notebook's time budget runs out
-    # in-kernel tampering gains nothing: the test cells run in the grader (autograder.judge)
+    # in-kernel tampering gains nothing: the test cells run in the grader (autograder.isolation.judge)
     "attack-silenced-errors": {"get_pair_counts": 4, "merge": 2},
     "attack-later-cells-turned-to-pass": {"get_pair_counts": 4, "merge": 2},
     "attack-peek-at-expected": {"get_pair_counts": 4, "merge": 2},
@@ -1050,8 +1050,8 @@ LIMITS = {
 
 
 def run_grade(course_root, class_folder, out, *, sandbox="required", jobs=2):
-    """Grade ``class_folder`` with :func:`autograder.grading.grade`; returns ``{student: Result}``."""
-    from autograder import grading, submissions
+    """Grade ``class_folder`` with :func:`autograder.course.grading.grade`; returns ``{student: Result}``."""
+    from autograder.course import grading, submissions
 
     found = submissions.find_submissions(Path(class_folder), Path(course_root))
     limits = {**LIMITS, "LimitedKernelManager.sandbox": sandbox}
@@ -1060,9 +1060,10 @@ def run_grade(course_root, class_folder, out, *, sandbox="required", jobs=2):
 
 
 PIPELINE = """
-# the course's pipeline, as autograder.course.Workspace.config sets it (until nbgrader_config.py does, issue #11)
-from autograder.judge import JudgeTests
-from autograder.execute import LimitedExecute
+# the course's pipeline, as autograder.course.directory.Workspace.config sets it
+# (until nbgrader_config.py does, issue #11)
+from autograder.preprocessors.judge_tests import JudgeTests
+from autograder.preprocessors.limited_execute import LimitedExecute
 c.Autograde.autograde_preprocessors = [
     LimitedExecute, JudgeTests, "nbgrader.preprocessors.IgnorePattern",
     "nbconvert.preprocessors.ClearMetadataPreprocessor", "nbgrader.preprocessors.LimitOutput",
@@ -1104,7 +1105,7 @@ def run_nbgrader_autograde(course_root, class_folder, workdir, *, timeout=1800):
     from nbgrader.api import Gradebook
     from traitlets.config.loader import PyFileConfigLoader
 
-    from autograder import grading
+    from autograder.course import grading
 
     course_root, workdir = Path(course_root), Path(workdir)
     root = workdir / "course"

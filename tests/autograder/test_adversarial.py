@@ -11,9 +11,9 @@ import os
 import nbformat
 import pytest
 
-from autograder import sample_class, submissions
-from autograder.course import CourseError
-from autograder.sandbox import bubblewrap
+from autograder.course import sample_class, submissions
+from autograder.course.directory import CourseError
+from autograder.isolation.sandbox import bubblewrap
 
 from . import adversarial
 from .expected_scores import EXPECTED

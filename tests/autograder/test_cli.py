@@ -7,8 +7,8 @@ import shutil
 import nbformat
 import pytest
 
-from autograder import sample_class
 from autograder.cli import main
+from autograder.course import sample_class
 
 from .expected_scores import EXPECTED
 

@@ -16,8 +16,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder import sample_class
 from autograder.cli import main
+from autograder.course import sample_class
 
 from .expected_scores import EXPECTED
 

@@ -1,8 +1,8 @@
 """A virtual environment holding only the learner's install: ``bpe_lab`` and the dependencies of its distribution.
 
 Made without a network: the learner's wheel is built from ``learner/`` and unpacked into a fresh venv, and the
-dependencies (:func:`autograder.learner_install.distributions`: the closure of ``bpe_lab/data/requirements.txt``,
-which ``learner/pyproject.toml`` reads) are linked in from this interpreter's
+dependencies (:func:`autograder.isolation.learner_install.distributions`: the closure of
+``bpe_lab/data/requirements.txt``, which ``learner/pyproject.toml`` reads) are linked in from this interpreter's
 site-packages, distribution by distribution, from their own file lists. Nothing else of this machine's packages is
 visible there: not ``bpe_ref``, not ``autograder``, not ``tiktoken``, not nbgrader.
 """
@@ -15,7 +15,7 @@ import sys
 import zipfile
 from pathlib import Path
 
-from autograder import learner_install
+from autograder.isolation import learner_install
 
 COURSE = Path(__file__).resolve().parents[2]
 LEARNER = COURSE / "learner"

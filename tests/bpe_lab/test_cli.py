@@ -11,8 +11,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder import sample_class
-from autograder.sample_class import pair_counts_and_merge as class_01
+from autograder.course import sample_class
+from autograder.course.sample_class import pair_counts_and_merge as class_01
 from bpe_lab import cli
 
 COURSE = Path(__file__).resolve().parents[2]

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder import judge
+from autograder.isolation import judge
 from bpe_lab import codec
 
 

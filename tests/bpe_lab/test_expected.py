@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from autograder import cases, checks, checks_bytes, public_cases
+from autograder import checks
+from autograder.checks import cases, public_cases
 from bpe_lab import expected, selfcheck
 from bpe_lab.harness import Case, Described, Named, Raised, ordered_cases
 
@@ -37,7 +38,7 @@ def test_a_changed_missing_or_extra_file_is_reported_stale(tmp_path):
 
 @pytest.mark.parametrize("function", list(selfcheck.HIDDEN_CHECKS))
 def test_each_part_holds_the_public_cases_in_the_order_the_check_runs_them(function, monkeypatch):
-    spec = {**checks.SPECS, **checks_bytes.SPECS}[function]
+    spec = checks.SPECS[function]
     monkeypatch.setattr(cases, "SEED", cases.PUBLIC_SEED)
     parts = expected.load(function)
     assert [p.part for p in parts] == [part[0] if part else "all" for _, part in selfcheck.HIDDEN_CHECKS[function]]

@@ -15,8 +15,9 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder import learner_install, sample_class
-from autograder.course import assignments
+from autograder.course import sample_class
+from autograder.course.directory import assignments
+from autograder.isolation import learner_install
 from bpe_lab.selfcheck import HIDDEN_CHECKS
 
 from . import learner_env

@@ -10,7 +10,8 @@ import nbformat
 import pytest
 
 import bpe_ref
-from autograder import cases, checks, checks_bytes
+from autograder import checks
+from autograder.checks import a05, cases
 from bpe_lab import harness, selfcheck
 from bpe_lab.harness import CheckFailed
 
@@ -45,7 +46,7 @@ def test_check_runs_exactly_the_hidden_tests_of_the_source_notebooks():
 def test_every_check_named_is_a_check_of_the_grader():
     for entries in selfcheck.HIDDEN_CHECKS.values():
         for check_name, _ in entries:
-            assert callable(getattr(checks, check_name, None) or getattr(checks_bytes, check_name, None)), check_name
+            assert callable(getattr(checks, check_name, None) or getattr(a05, check_name, None)), check_name
 
 
 CHECK_CELL_ASSIGNMENTS = [

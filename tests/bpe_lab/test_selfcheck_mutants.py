@@ -6,7 +6,8 @@ import io
 
 import pytest
 
-from autograder import cases, checks, checks_bytes
+from autograder import checks
+from autograder.checks import a05, cases
 from bpe_lab import harness, selfcheck
 from tests.mutants import harness as mutants
 
@@ -29,7 +30,7 @@ def _namespace(submission: mutants.Submission) -> dict:
 
 def _graded(function: str, namespace: dict) -> str:
     for check_name, part in selfcheck.HIDDEN_CHECKS[function]:
-        check = getattr(checks, check_name, None) or getattr(checks_bytes, check_name)
+        check = getattr(checks, check_name, None) or getattr(a05, check_name)
         try:
             check(namespace[function], *part)
         except harness.CheckFailed as failed:

@@ -20,8 +20,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder import grading, sample_class, submissions
-from autograder.course import make_course_directory
+from autograder.course import grading, sample_class, submissions
+from autograder.course.directory import make_course_directory
 
 from .test_jupyterlab import CHROMIUM, CHROMIUM_ARGS, SHOTS, free_port, playwright_api, step
 

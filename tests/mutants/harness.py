@@ -4,7 +4,7 @@ Every graded function has wrong implementations (*mutants*: the faults people ma
 other styles (*alternatives*), as source strings in :mod:`tests.mutants.m01` ... ``m05``.
 
 **Submissions.** Each mutant becomes one notebook: the release notebook with the mutant in its own function's
-solution cell (:func:`autograder.sample_class.fill`) and a correct answer in every other solution cell. Those
+solution cell (:func:`autograder.course.sample_class.fill`) and a correct answer in every other solution cell. Those
 correct answers are the alternatives, in turn (the ``i``-th mutant notebook of an assignment gets the ``i``-th
 alternative of each other function, cyclically), skipping any that calls the mutated function; a function
 without a usable alternative gets its *filler*: the source notebook's solution, or the module's ``FILLERS``
@@ -15,7 +15,7 @@ would get a notebook of its own (``ok-<nn>-<k>``).
 
 **Grading.** Each notebook is judged in process (:func:`run_in_process`: the answers and the source notebook's
 test cells, visible asserts then hidden check, executed in one namespace as the grading kernel does) and through
-nbgrader (:func:`grade_through_nbgrader`: one :func:`autograder.grading.grade` call, ``jobs=2``). Besides,
+nbgrader (:func:`grade_through_nbgrader`: one :func:`autograder.course.grading.grade` call, ``jobs=2``). Besides,
 :func:`hidden_failures` runs only the hidden checks of the mutant's function and recomputes, from the check's
 own cases, the smallest input on which the mutant is wrong.
 
@@ -51,8 +51,9 @@ from typing import Any
 
 import nbformat
 
-from autograder import cases, grading, sample_class, spec
-from autograder import submissions as class_folder
+from autograder.checks import cases, spec
+from autograder.course import grading, sample_class
+from autograder.course import submissions as class_folder
 from bpe_lab import harness
 
 from . import m01, m02, m03, m04, m05
@@ -224,7 +225,7 @@ class Cell:
 
 
 def _message(exc: BaseException) -> str:
-    """What nbgrader's error output gives (``ename: evalue``, as :func:`autograder.grading.error_message`)."""
+    """What nbgrader's error output gives (``ename: evalue``, as :func:`autograder.course.grading.error_message`)."""
     value = str(exc).strip()
     return f"{type(exc).__name__}: {value}" if value else type(exc).__name__
 
@@ -303,7 +304,7 @@ def write_submissions(subs: list[Submission], folder: Path) -> None:
 
 
 def grade_through_nbgrader(subs: list[Submission], out: Path, jobs: int = 2) -> dict[str, list[Cell]]:
-    """Grade ``subs`` with :func:`autograder.grading.grade` in one call; ``{student: cells}``.
+    """Grade ``subs`` with :func:`autograder.course.grading.grade` in one call; ``{student: cells}``.
 
     Raises:
         RuntimeError: a submission could not be graded at all.
@@ -343,7 +344,7 @@ class _Recorded:
 def _recording() -> Iterator[list[_Recorded]]:
     """Record every ``run_cases`` call the checks make (the cases, the reference and the judge)."""
     seen: list[_Recorded] = []
-    original = spec.run_cases  # the one runner of every check (autograder.spec.run_spec) calls it
+    original = spec.run_cases  # the one runner of every check (autograder.checks.spec.run_spec) calls it
 
     def spy(name, fn, cases, expected_of, judge, **kwargs):
         cases = list(cases)

@@ -5,7 +5,7 @@ is correct code in another style. ``FILLERS`` overrides the source notebook's so
 not self-contained (none here).
 """
 
-from autograder import sample_class
+from autograder.course import sample_class
 
 ASSIGNMENT = "01_pair_counts_and_merge"
 _SAMPLE = sample_class.students()[ASSIGNMENT]  # student code shared with the sample class

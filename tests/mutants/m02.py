@@ -5,7 +5,7 @@ self-contained, so that a mutant of those two loses points on its own cells only
 may call ``count_pairs`` and ``merge_vocab``, as the notebook suggests: the cells above hold correct ones.
 """
 
-from autograder import sample_class
+from autograder.course import sample_class
 
 ASSIGNMENT = "02_training_loop"
 _SAMPLE = sample_class.students()[ASSIGNMENT]  # student code shared with the sample class

@@ -5,7 +5,7 @@ a mutant of ``best_pair`` loses points on its own cells only. Mutants of the tra
 the cell above holds a correct one.
 """
 
-from autograder import sample_class
+from autograder.course import sample_class
 
 ASSIGNMENT = "03_tie_breaks"
 _SAMPLE = sample_class.students()[ASSIGNMENT]  # student code shared with the sample class

@@ -4,7 +4,7 @@ The source notebook's solutions are self-contained (``apply_bpe`` uses the given
 fill the other cells as they are.
 """
 
-from autograder import sample_class
+from autograder.course import sample_class
 
 ASSIGNMENT = "04_apply_bpe"
 _SAMPLE = sample_class.students()[ASSIGNMENT]  # student code shared with the sample class

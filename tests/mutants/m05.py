@@ -6,7 +6,7 @@ notebook's ``train_bytes``, ``encode_bytes`` and ``encode_ranks`` call ``pretoke
 ``regex.findall`` instead, so that a mutant of ``pretokenize`` loses only its own points.
 """
 
-from autograder import sample_class
+from autograder.course import sample_class
 
 ASSIGNMENT = "05_byte_level_bpe"
 _SAMPLE = sample_class.students()[ASSIGNMENT]  # student code shared with the sample class

@@ -89,7 +89,7 @@ def test_the_fixed_cases_alone_kill_every_mutant_and_fail_no_correct_answer():
 
 
 def test_a_setting_changes_the_generated_inputs_and_restores_them():
-    from autograder import cases
+    from autograder.checks import cases
 
     before = [repr(c.args) for c in cases.merge_cases("overlaps")]
     with harness.setting(7):

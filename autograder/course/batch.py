@@ -1,0 +1,63 @@
+"""``grade``'s choices before a class is graded: which submissions (a share of the class, some students), and the
+isolation it grades with confirmed.
+
+Grading for marks fails closed: :func:`confirm_isolation` raises before any submission is touched when the sandbox
+asked for cannot run, or when an instructor's ``extra_distributions`` cannot be shown to student code. This module
+grades nothing (:mod:`autograder.course.grading` does) and prints nothing.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from ..isolation import sandbox
+from .directory import CourseError, load_config
+from .submissions import Submission
+
+
+def configured(course_root: Path, name: str, default: Any) -> Any:
+    """``LimitedKernelManager.<name>`` as the course's nbgrader config sets it, else ``default``."""
+    return load_config(course_root).LimitedKernelManager.get(name, default)
+
+
+def sandbox_mode(course_root: Path, limits: dict) -> str:
+    """The sandbox mode a batch grades with: ``limits``' ``LimitedKernelManager.sandbox``, else the course's
+    (``required`` when it says nothing)."""
+    return limits.get("LimitedKernelManager.sandbox") or configured(course_root, "sandbox", "required")
+
+
+def confirm_isolation(course_root: Path, mode: str) -> None:
+    """Refuse a class without the isolation ``mode`` asks for, and refuse all of it for one bad extra distribution.
+
+    Raises:
+        autograder.isolation.sandbox.SandboxUnavailable: ``mode`` is ``required`` and bubblewrap cannot run, or an
+            ``extra_distributions`` entry is not installed (named).
+    """
+    if sandbox.resolve(mode):
+        sandbox.allowed_site_entries(tuple(configured(course_root, "extra_distributions", [])))
+
+
+def select(
+    found: list[Submission], folder: Path, shard: tuple[int, int] | None = None, students: list[str] | None = None
+) -> list[Submission]:
+    """The submissions of ``found`` to grade: share ``K`` of ``N`` (``shard``: every N-th from the K-th), and of those
+    only ``students``, when given.
+
+    Raises:
+        CourseError: a student of ``students`` with no submission under ``folder`` (named).
+
+    Example:
+        >>> subs = [Submission(s, "01", Path(f"{s}.ipynb")) for s in ("ada", "bob", "cy")]
+        >>> [s.student for s in select(subs, Path("."), shard=(1, 2))]
+        ['ada', 'cy']
+    """
+    if shard:
+        index, count = shard
+        found = found[index - 1 :: count]
+    if students:
+        unknown = set(students) - {s.student for s in found}
+        if unknown:
+            raise CourseError(f"no submission of student {', '.join(sorted(unknown))} under {folder}")
+        found = [s for s in found if s.student in students]
+    return found

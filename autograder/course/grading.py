@@ -1,0 +1,532 @@
+"""Autograde submissions through nbgrader, write feedback and grade files, and read back per-exercise results.
+
+``grade`` takes either a folder in nbgrader's layout (``<student>/<assignment>/*.ipynb``, as in a course's
+``submitted/``) or a flat folder of notebooks (one per student, the file name being the student id). Each
+submission is graded on its own; a submission that cannot be read or graded is reported with a reason and
+scores 0, and the batch goes on.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import json
+import os
+import re
+import shutil
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import nbformat
+
+from bpe_lab import cells as nbcells
+
+from .. import doctor
+from .directory import Workspace, assignments, make_course_directory
+from .gradebook import ensure_assignments, upsert_submission
+from .pool import run_contained
+from .submissions import Submission, stage
+
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
+@dataclass
+class CellResult:
+    """One graded test cell of an autograded notebook."""
+
+    grade_id: str
+    points: float
+    max_points: float
+    message: str = ""
+    exercise: str = ""
+    where: list[str] = field(default_factory=list)  # lines of the student's cells the error passed through
+
+
+@dataclass
+class Result:
+    """The outcome of one submission: its cells' results, or the reason it could not be graded."""
+
+    submission: Submission
+    cells: list[CellResult] = field(default_factory=list)
+    error: str = ""
+    feedback: Path | None = None
+    possible: float = 0.0
+    problems: list[str] = field(default_factory=list)
+    solution_errors: list[str] = field(default_factory=list)
+
+    @property
+    def score(self) -> float:
+        return sum(c.points for c in self.cells)
+
+    @property
+    def max_score(self) -> float:
+        return sum(c.max_points for c in self.cells) if self.cells else self.possible
+
+    @property
+    def status(self) -> str:
+        return "error" if self.error else "graded"
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# grading
+# ---------------------------------------------------------------------------------------------------------------
+
+
+def max_points(course_root: Path, assignment: str) -> float:
+    """The points of an assignment: the sum over the graded cells of its source notebook (0 if unknown)."""
+    source = course_root / "solutions" / assignment / f"{assignment}.ipynb"
+    try:
+        cells = nbformat.read(source, 4).cells
+    except (OSError, ValueError):
+        return 0.0
+    return float(sum(nbcells.points(c) for c in cells))
+
+
+def exercises(course_root: Path, assignment: str) -> dict[str, str]:
+    """Map each test cell's ``grade_id`` to its exercise: the solution cell (function) above it."""
+    source = course_root / "solutions" / assignment / f"{assignment}.ipynb"
+    mapping: dict[str, str] = {}
+    current = ""
+    try:
+        cells = nbformat.read(source, 4).cells
+    except (OSError, ValueError):
+        return mapping
+    for cell in cells:
+        if nbcells.is_solution(cell):
+            current = nbcells.grade_id(cell)
+        elif nbcells.is_graded(cell):
+            mapping[nbcells.grade_id(cell)] = current or nbcells.grade_id(cell)
+    return mapping
+
+
+def read_results(workspace: Workspace, submission: Submission) -> list[CellResult]:
+    """Per test cell: points from the gradebook and the failure message from the autograded notebook."""
+    from nbgrader.api import Gradebook
+
+    autograded = workspace.autograded_path(submission.student, submission.assignment)
+    messages: dict[str, str] = {}
+    where: dict[str, list[str]] = {}
+    if autograded.exists():
+        nb = nbformat.read(autograded, 4)
+        for cell in nb.cells:
+            if nbcells.is_graded(cell) and cell.cell_type == "code":
+                messages[nbcells.grade_id(cell)] = nbcells.error_message(cell)
+                where[nbcells.grade_id(cell)] = nbcells.where_lines(cell)
+    cells = []
+    exercise_of = exercises(workspace.course_root, submission.assignment)
+    with Gradebook(workspace.db_url) as gradebook:
+        notebook = gradebook.find_submission_notebook(submission.assignment, submission.assignment, submission.student)
+        source = gradebook.find_notebook(submission.assignment, submission.assignment)
+        order = {cell.name: index for index, cell in enumerate(source.source_cells)}
+        for grade in sorted(notebook.grades, key=lambda g: order.get(g.name, 0)):
+            points = float(grade.score or 0)
+            message = messages.get(grade.name, "")
+            cells.append(
+                CellResult(
+                    grade.name,
+                    points,
+                    float(grade.max_score),
+                    message,
+                    exercise_of.get(grade.name, grade.name),
+                    where.get(grade.name, []),
+                )
+            )
+    return cells
+
+
+def solution_errors(workspace: Workspace, submission: Submission) -> list[str]:
+    """``"<cell>: <error>"`` for each solution cell that raised while graded (a SyntaxError, a NameError...)."""
+    autograded = workspace.autograded_path(submission.student, submission.assignment)
+    if not autograded.exists():
+        return []
+    found = []
+    for cell in nbformat.read(autograded, 4).cells:
+        if nbcells.is_solution(cell) and not nbcells.is_graded(cell) and cell.cell_type == "code":
+            message = nbcells.error_message(cell)
+            if message and not message.startswith("NotImplementedError"):
+                found.append(f"{nbcells.grade_id(cell) or '?'}: {message.splitlines()[0][:200]}")
+    return found
+
+
+def read_problems(path: Path) -> list[doctor.Problem]:
+    """The problems :mod:`autograder.doctor` noted in a graded notebook (empty when there is none or no file)."""
+    try:
+        return doctor.noted_problems(nbformat.read(path, 4))
+    except (OSError, ValueError):
+        return []
+
+
+def _digest(path: Path) -> str:
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+    except OSError:
+        return ""
+
+
+INFRASTRUCTURE_ERRORS = ("grading worker died", "grading failed", "no grades recorded", "the source notebooks failed")
+
+
+class Journal:
+    """``out/journal.jsonl``: one line per graded submission (its file's hash, the slot, the result).
+
+    A batch killed midway is resumed from it: a submission whose file has not changed since it was graded
+    is not graded again. Lines are flushed to disk one by one, so a kill loses at most the one in progress.
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.entries: dict[tuple[str, str], dict] = {}
+        if path.exists():
+            for line in path.read_text(encoding="utf-8").splitlines():
+                try:
+                    entry = json.loads(line)
+                    self.entries[(entry["student"], entry["assignment"])] = entry
+                except (ValueError, KeyError):
+                    continue  # a line cut short by a kill
+
+    def done(self, submission: Submission) -> Result | None:
+        entry = self.entries.get((submission.student, submission.assignment))
+        if entry is None or entry.get("sha256") != _digest(submission.path):
+            return None
+        if entry.get("error", "").startswith(INFRASTRUCTURE_ERRORS):
+            return None  # the grader failed, not the submission: try again
+        result = Result(submission, error=entry.get("error", ""), possible=entry.get("possible", 0.0))
+        result.problems = list(entry.get("problems", []))
+        result.cells = [CellResult(**cell) for cell in entry.get("cells", [])]
+        feedback = entry.get("feedback")
+        result.feedback = Path(feedback) if feedback else None
+        return result
+
+    def record(self, result: Result, slot: int) -> None:
+        sub = result.submission
+        entry = {
+            "student": sub.student,
+            "assignment": sub.assignment,
+            "path": str(sub.path),
+            "sha256": _digest(sub.path),
+            "slot": slot,
+            "error": result.error,
+            "possible": result.possible,
+            "problems": result.problems,
+            "feedback": str(result.feedback) if result.feedback else None,
+            "cells": [vars(cell) for cell in result.cells],
+        }
+        self.entries[(sub.student, sub.assignment)] = entry
+        with open(self.path, "a", encoding="utf-8") as handle:
+            handle.write(json.dumps(entry) + "\n")
+            handle.flush()
+            os.fsync(handle.fileno())
+
+
+class _Grader:
+    """Grades submissions one by one in its own scratch workspace (``out/slots/<slot>``, a private gradebook)."""
+
+    def __init__(self, course_root: Path, out: Path, slot: int, feedback: bool, overrides: dict | None = None) -> None:
+        self.course_root, self.out, self.slot, self.feedback = course_root, out, slot, feedback
+        path = out / "slots" / str(slot)
+        template = out / "template"
+        if not (path / "gradebook.db").exists():
+            # every slot starts from the same prepared gradebook (nbgrader's generate_assignment, cached)
+            self.workspace = Workspace.create(course_root, path, overrides)
+            shutil.copyfile(template / "gradebook.db", path / "gradebook.db")
+        else:
+            self.workspace = Workspace(course_root, path, dict(overrides or {}))
+        self.failed_build = (
+            (template / "build-error.txt").read_text() if (template / "build-error.txt").exists() else ""
+        )
+        self.api = self.workspace.api()
+
+    def grade(self, submission: Submission) -> Result:
+        result = Result(submission, possible=max_points(self.course_root, submission.assignment))
+        try:
+            self._grade(submission, result)
+        except Exception as exc:  # never let one submission stop the batch
+            result.error = result.error or f"grading failed: {type(exc).__name__}: {exc}"[:500]
+            result.cells = []
+        return result
+
+    def _grade(self, submission: Submission, result: Result) -> None:
+        workspace, api = self.workspace, self.api
+        if submission.assignment not in assignments(self.course_root):
+            result.error = f"{submission.path.name}: not a notebook of this course's assignments"
+            return
+        if self.failed_build:
+            result.error = f"the source notebooks failed to build: {_summarise(self.failed_build)}"
+            return
+        stage(submission, workspace.submission_path(submission.student, submission.assignment).parent)
+        graded = api.autograde(submission.assignment, submission.student, force=True, create=True)
+        if not graded["success"]:
+            result.error = _summarise(graded.get("log", "") or graded.get("error", ""))
+            return
+        autograded = workspace.autograded_path(submission.student, submission.assignment)
+        problems = read_problems(autograded)
+        result.problems = [str(p) for p in problems]
+        try:
+            result.cells = read_results(workspace, submission)
+            result.solution_errors = solution_errors(workspace, submission)
+        except Exception as exc:  # the gradebook has no record: report, never crash the batch
+            result.error = f"no grades recorded ({type(exc).__name__}: {exc})"
+            return
+        fatal = [p.text for p in problems if p.kind == "fatal"]
+        if fatal:  # graded as an empty notebook (0, and feedback saying why); reported as not gradable
+            result.error = "; ".join(fatal)
+        if self.feedback:
+            api.generate_feedback(submission.assignment, submission.student, force=True)
+
+
+_WORKER: _Grader | None = None
+
+
+def _start_worker(course_root: Path, out: Path, feedback: bool, overrides: dict) -> None:
+    global _WORKER
+    # each worker process its own scratch workspace (a fresh pool after a worker's death gets new ones)
+    _WORKER = _Grader(course_root, out, os.getpid(), feedback, overrides)
+
+
+def _grade_item(item: tuple[int, Submission]) -> tuple[Result, int]:
+    assert _WORKER is not None
+    return _WORKER.grade(item[1]), _WORKER.slot
+
+
+class _Publisher:
+    """Moves each graded submission from its slot into the course directory, as nbgrader's own commands would
+    have left it there: the course gradebook (an upsert, :mod:`autograder.course.gradebook`), ``submitted/``,
+    ``autograded/`` and ``feedback/<student>/<assignment>/`` (with ``timestamp.txt``). Runs in the parent
+    process only, one submission at a time."""
+
+    def __init__(self, course_root: Path, target: Workspace, out: Path, feedback: bool) -> None:
+        self.course_root, self.target, self.out, self.feedback = course_root, target, out, feedback
+        self._api = None
+
+    @property
+    def api(self):
+        if self._api is None:
+            self._api = self.target.api()
+        return self._api
+
+    def publish(self, result: Result, slot: int) -> None:
+        sub = result.submission
+        slot_space = Workspace(self.course_root, self.out / "slots" / str(slot))
+        autograded = slot_space.autograded_path(sub.student, sub.assignment).parent
+        if slot < 0 or not autograded.is_dir():
+            return  # never graded (an unknown assignment, a failed build): nothing to publish
+        submitted = self.target.submission_path(sub.student, sub.assignment).parent
+        if submitted.resolve() != sub.path.resolve().parent:
+            stage(sub, submitted)
+        state = upsert_submission(self.target.db_url, slot_space.db_url, sub.assignment, sub.student)
+        _copy(autograded, self.target.autograded_path(sub.student, sub.assignment).parent)
+        if state["seconds_late"] > 0:
+            self._late_penalty(sub)
+        if not self.feedback:
+            return
+        feedback = self.target.feedback_path(sub.student, sub.assignment)
+        made = slot_space.feedback_path(sub.student, sub.assignment)
+        if state["manual"] or state["seconds_late"] > 0 or not made.exists():
+            # the slot knows only the automatic scores: the course gradebook has the rest
+            self.api.generate_feedback(sub.assignment, sub.student, force=True)
+        else:
+            _copy(made.parent, feedback.parent)
+        result.feedback = feedback if feedback.exists() else None
+
+    def _late_penalty(self, sub: Submission) -> None:
+        """nbgrader's own ``AssignLatePenalties`` (its configured plugin) on the course gradebook."""
+        from nbgrader.preprocessors import AssignLatePenalties
+
+        penalties = AssignLatePenalties(config=self.target.config())
+        info = {"notebook": sub.assignment, "assignment": sub.assignment, "student": sub.student}
+        penalties.preprocess(nbformat.v4.new_notebook(), {"nbgrader": {**info, "db_url": self.target.db_url}})
+
+
+def _copy(source: Path, target: Path) -> None:
+    if target.exists():
+        shutil.rmtree(target)
+    shutil.copytree(source, target, symlinks=True)
+
+
+def grade(
+    course_root: Path,
+    submissions: list[Submission],
+    out: Path,
+    *,
+    course_dir: Path | None = None,
+    feedback: bool = True,
+    jobs: int = 1,
+    resume: bool = True,
+    regrade: set[str] | None = None,
+    limits: dict | None = None,
+    gradebook_url: str | None = None,
+    progress: Callable[[int], Any] | None = None,
+    class_folder: Path | None = None,
+) -> list[Result]:
+    """Autograde ``submissions`` through the course's nbgrader pipeline into an nbgrader course directory.
+
+    Each submission is graded in a scratch workspace (``out/slots/<k>/``, a private SQLite gradebook per
+    worker) by nbgrader's ``autograde`` configured from ``nbgrader_config.py``
+    (:mod:`autograder.preprocessors.pipeline`), then published into ``course_dir`` as nbgrader would have left it: the
+    gradebook (an upsert that keeps manual grades and comments), ``submitted/``, ``autograded/`` and
+    ``feedback/<student>/<assignment>/`` (with ``timestamp.txt``), so the formgrader, ``generate_feedback``,
+    ``release_feedback`` and ``nbgrader export`` work on the result. Also writes ``out/grades.csv`` (one row per student
+    and assignment: score, max_score, status, error), ``out/exercise_grades.csv`` (one row per graded test cell, with
+    the failure message) and ``out/journal.jsonl`` (what is done, for resuming).
+
+    Args:
+        course_root: the course directory with ``nbgrader_config.py`` and the source notebooks.
+        submissions: from :func:`find_submissions`.
+        out: the output folder for the grade files, journal and scratch workspaces (created).
+        course_dir: the nbgrader course directory that receives the results; default ``out/course``. The CLI's
+            ``grade`` passes ``course_root`` itself.
+        feedback: also write feedback HTML.
+        jobs: how many submissions to grade at once (worker processes).
+        resume: skip submissions already graded into ``out`` whose notebook has not changed since.
+        regrade: student ids graded again even when ``resume`` would skip them.
+        limits: nbgrader config overrides for the grading kernel, e.g. ``{"LimitedKernelManager.memory_limit": 2**30}``
+            (see :mod:`autograder.isolation.limits`; the defaults are in ``nbgrader_config.py``).
+        gradebook_url: the course gradebook (a SQLAlchemy URL such as ``postgresql://user@host/db``); default
+            the course directory's ``CourseDirectory.db_url`` (``course_dir``'s ``gradebook.db``). Several
+            machines (``--shard``) can grade into one PostgreSQL gradebook at once.
+        progress: called with the number of submissions to grade; returns a bar with ``update(1)`` and
+            ``close()``, e.g. ``lambda n: tqdm(total=n)``.
+        class_folder: the folder the submissions were found in, hidden from student code as a whole (with
+            ``--shard``, ``submissions`` is only a share of it).
+
+    Returns:
+        One :class:`Result` per submission, in the order given. A submission that cannot be graded has
+        ``error`` set; it never stops the others.
+
+    Example:
+        >>> results = grade(root, find_submissions(root / "submitted", root), Path("out"), jobs=2)  # doctest: +SKIP
+    """
+    out = out.resolve()  # nbgrader works from other folders: a relative --out would point elsewhere
+    out.mkdir(parents=True, exist_ok=True)
+    course_dir = (course_dir or out / "course").resolve()
+    journal_path = out / "journal.jsonl"
+    if not resume:
+        for stale in (journal_path, out / "template"):
+            if stale.is_dir():
+                shutil.rmtree(stale)
+            elif stale.exists():
+                stale.unlink()
+    journal = Journal(journal_path)
+    known = assignments(course_root)
+    names = sorted({s.assignment for s in submissions if s.assignment in known} | set(known))
+    results: dict[int, Result] = {}
+    todo: list[tuple[int, Submission]] = []
+    for index, submission in enumerate(submissions):
+        done = None if submission.student in (regrade or ()) else journal.done(submission)
+        if done is not None:
+            results[index] = done
+        else:
+            todo.append((index, submission))
+    jobs = max(1, min(jobs, len(todo)))
+    shutil.rmtree(out / "slots", ignore_errors=True)  # scratch workspaces: every result is already published
+    bar = progress(len(todo)) if progress and todo else None
+    target = course_target(course_root, course_dir, gradebook_url)
+
+    limits = {**_sandbox_paths(course_root, out, submissions, class_folder, course_dir), **(limits or {})}
+    template = out / "template"
+    if todo and not (template / "gradebook.db").exists():
+        error = Workspace.create(course_root, template, limits).prepare(names)
+        if error:
+            (template / "build-error.txt").write_text(error, encoding="utf-8")
+    if todo and (template / "gradebook.db").exists():
+        ensure_assignments(target.db_url, f"sqlite:///{template / 'gradebook.db'}", names)
+    publisher = _Publisher(course_root, target, out, feedback)
+
+    def finished(index: int, result: Result, slot: int) -> None:
+        try:
+            publisher.publish(result, slot)
+        except Exception as exc:  # the course gradebook refused (locked, gone): report, go on
+            result.error = result.error or f"grading failed: could not record the grade ({type(exc).__name__}: {exc})"
+        results[index] = result
+        journal.record(result, slot)
+        if bar is not None:
+            bar.update(1)
+
+    if jobs == 1:
+        grader = _Grader(course_root, out, 0, feedback, limits) if todo else None
+        for index, submission in todo:
+            finished(index, grader.grade(submission), 0)
+    else:
+        # a dead worker (the out-of-memory killer) costs only what it was grading, which is graded again alone
+        def lost(item: tuple[int, Submission], reason: str) -> None:
+            index, submission = item
+            result = Result(submission, error=f"grading worker died: {reason}"[:500])
+            result.possible = max_points(course_root, submission.assignment)
+            finished(index, result, -1)
+
+        run_contained(
+            todo,
+            _grade_item,
+            lambda item, graded: finished(item[0], *graded),
+            lost,
+            jobs=jobs,
+            initializer=_start_worker,
+            initargs=(course_root, out, feedback, limits),
+        )
+    if bar is not None:
+        bar.close()
+    ordered = [results[i] for i in range(len(submissions))]
+    write_grades(ordered, out)
+    return ordered
+
+
+def course_target(course_root: Path, course_dir: Path, gradebook_url: str | None = None) -> Workspace:
+    """The nbgrader course directory that receives grades: ``course_root`` itself (its configured folders and
+    ``CourseDirectory.db_url``), or another folder set up as a course directory of the same course."""
+    course_root, course_dir = course_root.resolve(), course_dir.resolve()
+    if course_dir == course_root:
+        return Workspace(course_root, course_dir, gradebook_url=gradebook_url, scratch=False)
+    return make_course_directory(course_root, course_dir, gradebook_url)
+
+
+def _sandbox_paths(
+    course_root: Path,
+    out: Path,
+    submissions: list[Submission],
+    class_folder: Path | None = None,
+    course_dir: Path | None = None,
+) -> dict:
+    """The grading config a batch needs beyond the course's: the course's secret for the hidden checks' inputs.
+
+    The sandbox needs nothing per batch: it is an allowlist (:mod:`autograder.isolation.sandbox`), so no course folder,
+    class folder or output folder is visible to student code, wherever they are. (Signature kept for :func:`grade`.)
+    """
+    from ..checks.cases import SECRET_FILE
+
+    return {"JudgeTests.secret_file": str(course_root.resolve() / SECRET_FILE)}
+
+
+def _summarise(log: str) -> str:
+    lines = [_ANSI.sub("", line).strip() for line in log.splitlines() if "[ERROR]" in line or "Error" in line]
+    text = " / ".join(dict.fromkeys(line for line in lines if line))
+    return (text or "nbgrader autograde failed")[:500]
+
+
+def csv_text(value: str) -> str:
+    """A CSV field a spreadsheet shows as text: a leading ``= + - @`` (a formula) gets a quote mark."""
+    return "'" + value if value[:1] in ("=", "+", "-", "@", "\t", "\r") else value
+
+
+def write_grades(results: list[Result], out: Path) -> None:
+    """Write ``grades.csv`` and ``exercise_grades.csv`` into ``out`` (text fields safe from spreadsheet formulas)."""
+    with open(out / "grades.csv", "w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["student_id", "assignment", "score", "max_score", "status", "error", "problems"])
+        for r in results:
+            row = [
+                csv_text(r.submission.student),
+                r.submission.assignment,
+                f"{r.score:g}",
+                f"{r.max_score:g}",
+                r.status,
+            ]
+            writer.writerow(row + [csv_text(r.error), csv_text(" | ".join(r.problems))])
+    with open(out / "exercise_grades.csv", "w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["student_id", "assignment", "exercise", "test_cell", "points", "max_points", "message"])
+        for r in results:
+            for c in r.cells:
+                row = [csv_text(r.submission.student), r.submission.assignment, c.exercise, c.grade_id]
+                writer.writerow(row + [f"{c.points:g}", f"{c.max_points:g}", csv_text(c.message)])

@@ -1,0 +1,614 @@
+"""Judge a notebook's test cells outside the kernel, so that no code in the submission can change a score.
+
+nbgrader scores a test cell by running it in the same kernel as the student's code. That code can then
+rewrite the rules: patch IPython so that errors vanish, turn later cells into ``pass``, read the expected
+answers from a check's frame, patch the functions a check relies on, or return objects whose ``__eq__``
+always says yes. Here the student's code runs in a **worker** process of its own
+(:mod:`autograder.isolation.judge_worker`: standard library only, the course's packages unimportable, sandboxed and
+limited like the grading kernel), and each test cell runs in the grading process, where every name the
+cell reads from the submission (``count_pairs``...) is a :class:`RemoteFunction`. A call sends its
+arguments to the worker and gets back plain data (numbers, strings, lists, tuples, dicts, sets), so the
+test cell's asserts and the hidden checks compare real values with :mod:`bpe_ref` in a process the
+student's code never touches.
+
+:class:`autograder.preprocessors.judge_tests.JudgeTests` is the nbgrader preprocessor that puts this into
+``autograde``: it runs after the kernel (which skips the test cells, see
+:class:`autograder.preprocessors.limited_execute.LimitedExecute`) and writes each test cell's outputs, from which
+nbgrader's ``SaveAutoGrades`` takes the score as usual; ``check`` (:mod:`autograder.course.fastcheck`) calls
+:func:`judge_cells` without nbgrader. This module is the session with the worker and the running of test cells on
+its answers; it is no nbgrader step and reads no gradebook, and it knows no course secret (the caller seeds the
+checks).
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import collections
+import contextlib
+import io
+import json
+import os
+import select
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterable, Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+from nbformat.notebooknode import NotebookNode
+
+from bpe_lab import cells as cells_
+from bpe_lab import codec
+from bpe_lab.codec import Unreadable, pack
+from bpe_lab.harness import timed_out_in
+
+from ..doctor import python_of
+from . import sandbox
+from .kernel import LimitedKernelManager
+from .limits import KEPT_ENVIRONMENT, Cgroup, joined_command, limited_command
+
+
+def _worker_source() -> str:
+    """The worker's text with the codec's text in place of its import line (the worker imports no package)."""
+    worker = Path(__file__).with_name("judge_worker.py").read_text(encoding="utf-8")
+    line = "from bpe_lab.codec import pack, unpack  # judge.WORKER_SOURCE puts the codec's text here instead\n"
+    if worker.count(line) != 1:
+        raise RuntimeError("judge_worker.py must import the codec on one line of its own")
+    return worker.replace(line, Path(codec.__file__).read_text(encoding="utf-8"))
+
+
+WORKER_SOURCE = _worker_source()
+MAX_REPLY_BYTES = 4 * 1024**2
+MAX_ITEMS = 200_000
+"""Values (numbers, strings, containers) one answer may hold."""
+MAX_CELL_OUTPUT = 100_000
+MAX_MESSAGE = 2_000
+
+
+class StudentError(Exception):
+    """An exception raised by the student's code in the worker that is not a built-in one (its name is kept)."""
+
+
+class ProcessDied(Exception):
+    """The worker stopped while running the student's code (``os._exit``, a crash, a resource limit)."""
+
+
+class OutOfTime(Exception):
+    """The notebook used up its time budget."""
+
+
+class _WorkerTimeout(Exception):
+    pass
+
+
+class Opaque:
+    """A value the worker could not send as plain data; it equals nothing and shows the worker's ``repr``."""
+
+    def __init__(self, text: str) -> None:
+        self._text = text
+
+    def __repr__(self) -> str:
+        return self._text
+
+
+def _named(base: type, name: str) -> type:
+    """A subclass of ``base`` called ``name`` (so messages say ``generator`` or ``MyError``, as in the kernel)."""
+    return type(name if name.isidentifier() else "Error", (base,), {})
+
+
+def student_exception(info: Mapping[str, Any]) -> Exception:
+    """The exception to raise in the grader for ``{"type", "message"}`` from the worker.
+
+    A built-in exception class (``ValueError``...) is raised as itself, anything else (including
+    ``SystemExit`` and ``KeyboardInterrupt``, which must not stop the grader) as a :class:`StudentError`
+    subclass of the same name.
+
+    Example:
+        >>> str(student_exception({"type": "KeyError", "message": "300"}))  # as str(KeyError(300)) in the worker
+        '300'
+        >>> isinstance(student_exception({"type": "KeyError", "message": "'x'"}), KeyError)
+        True
+        >>> type(student_exception({"type": "SystemExit", "message": "0"})).__name__
+        'SystemExit'
+    """
+    name, message = str(info.get("type", "Error"))[:80], str(info.get("message", ""))[:300]
+    cls = getattr(builtins, name, None)
+    exc: Exception | None = None
+    if isinstance(cls, type) and issubclass(cls, Exception):
+        try:
+            exc = cls(message)
+        except TypeError:  # e.g. UnicodeDecodeError needs five arguments
+            pass
+        if exc is not None and str(exc) != message:  # KeyError quotes its argument: keep the worker's text as is
+            exc = type(name, (cls,), {"__str__": lambda self, text=message: text})(message)
+    if exc is None:
+        exc = _named(StudentError, name)(message)
+    where = info.get("where")
+    for entry in where if isinstance(where, list) else []:
+        if isinstance(entry, list) and len(entry) == 3:  # where in the submission's cells it was raised
+            exc.add_note(f"  line {entry[1]} of your cell {str(entry[0])[:60]}: {str(entry[2])[:200]}")
+    return exc
+
+
+def _sync(target: Any, after: Any) -> None:
+    """Make ``target`` (the grader's argument) hold what the worker's copy holds after the call (a mutation)."""
+    if isinstance(target, dict) and isinstance(after, dict):
+        target.clear()
+        target.update(after)
+    elif isinstance(target, list) and isinstance(after, list):
+        target[:] = after
+    elif isinstance(target, set) and isinstance(after, set):
+        target.clear()
+        target.update(after)
+
+
+class Worker:
+    """One worker process running a submission's code; requests and replies are JSON lines.
+
+    Args:
+        command: the argv that starts ``python -I -c WORKER_SOURCE``, prefixed by limits and a sandbox.
+        workdir: the worker's working folder.
+    """
+
+    def __init__(self, command: list[str], workdir: str) -> None:
+        self.process = subprocess.Popen(
+            command,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            cwd=workdir,
+            start_new_session=True,
+            env={name: os.environ[name] for name in KEPT_ENVIRONMENT if name in os.environ},  # no secrets
+        )
+        os.set_blocking(self.process.stdin.fileno(), False)
+        self._buffer = bytearray()
+
+    def request(self, message: dict, timeout: float) -> dict:
+        """Send ``message`` and wait up to ``timeout`` seconds for the reply.
+
+        Raises:
+            _WorkerTimeout: no reply in time. ProcessDied: the worker is gone. ValueError: a reply that is not
+            a JSON object or is larger than :data:`MAX_REPLY_BYTES`.
+        """
+        deadline = time.monotonic() + max(timeout, 0.0)
+        data = (json.dumps(message) + "\n").encode("utf-8")
+        out, inp = self.process.stdin.fileno(), self.process.stdout.fileno()
+        while data:
+            if not select.select([], [out], [], self._left(deadline))[1]:
+                continue
+            try:
+                data = data[os.write(out, data) :]
+            except (BrokenPipeError, ConnectionResetError):
+                raise ProcessDied("the process running the code stopped") from None
+        while b"\n" not in self._buffer:
+            if not select.select([inp], [], [], self._left(deadline))[0]:
+                continue
+            chunk = os.read(inp, 1 << 16)
+            if not chunk:
+                raise ProcessDied("the process running the code stopped")
+            self._buffer += chunk
+            if len(self._buffer) > MAX_REPLY_BYTES:
+                raise ValueError(f"an answer of more than {MAX_REPLY_BYTES:,} bytes")
+        line, _, rest = bytes(self._buffer).partition(b"\n")
+        self._buffer = bytearray(rest)
+        try:
+            reply = json.loads(line)
+        except (ValueError, RecursionError):
+            raise ValueError("a reply that is not JSON") from None
+        if not isinstance(reply, dict):
+            raise ValueError("a reply that is not a JSON object")
+        return reply
+
+    @staticmethod
+    def _left(deadline: float) -> float:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise _WorkerTimeout
+        return left
+
+    def kill(self) -> None:
+        """Stop the worker and everything it started."""
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(self.process.pid, signal.SIGKILL)
+        with contextlib.suppress(ProcessLookupError):
+            self.process.kill()
+        self.process.wait()
+        for stream in (self.process.stdin, self.process.stdout):
+            with contextlib.suppress(OSError):
+                stream.close()
+
+
+class Session:
+    """The submission's code loaded in a worker, cell by cell, and restarted when a call kills or hangs it.
+
+    Args:
+        command: see :class:`Worker`.
+        call_timeout: seconds a call may take outside the hidden checks (which set their own, shorter limit).
+        cell_timeout: seconds one cell of the submission may run.
+        notebook_timeout: seconds for the whole notebook (cells, calls and restarts); past it everything fails
+            with :class:`OutOfTime`.
+    """
+
+    def __init__(
+        self,
+        command: list[str],
+        *,
+        call_timeout: float = 10.0,
+        cell_timeout: float = 120.0,
+        notebook_timeout: float = 600.0,
+    ) -> None:
+        self.command, self.call_timeout, self.cell_timeout = command, call_timeout, cell_timeout
+        self.deadline = time.monotonic() + notebook_timeout
+        self.notebook_timeout = notebook_timeout
+        self.workdir = tempfile.mkdtemp(prefix="bpe-judge-")
+        self.loaded: list[dict] = []  # cells that ran to the end (with or without an error): replayed on restart
+        self.worker: Worker | None = None
+        self.cgroup: Cgroup | None = None  # every process of the worker, when the machine allows it
+
+    def close(self) -> None:
+        if self.worker is not None:
+            self.worker.kill()
+            self.worker = None
+        if self.cgroup is not None:
+            self.cgroup.close()
+            self.cgroup = None
+        shutil.rmtree(self.workdir, ignore_errors=True)
+
+    def __enter__(self) -> Session:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _budget(self, seconds: float) -> float:
+        left = self.deadline - time.monotonic()
+        if left <= 0:
+            raise OutOfTime(f"the notebook used up its {self.notebook_timeout:g} s")
+        return min(seconds, left)
+
+    def _request(self, message: dict, timeout: float) -> dict:
+        try:
+            if self.worker is None:
+                self.worker = Worker(self.command, self.workdir)
+                for cell in self.loaded:  # silently, as before
+                    self.worker.request({"op": "run", "cells": [cell]}, self._budget(self.cell_timeout))
+            return self.worker.request(message, self._budget(timeout))
+        except BaseException:  # a timeout, a death, a garbled reply, or SIGALRM from a check: start afresh
+            if self.worker is not None:
+                self.worker.kill()
+                self.worker = None
+            if self.cgroup is not None:
+                self.cgroup.kill_all()  # what it started in sessions of their own
+            raise
+
+    def run(self, cell_id: str, source: str) -> str:
+        """Run one cell of the submission (magics do nothing); returns ``""`` or ``"Type: message"`` of what it
+        raised."""
+        cell = {"id": cell_id, "source": python_of(source)}
+        timed_out = sorted(timed_out_in(self))  # a function that looped in a test cell does not loop here again
+        try:
+            reply = self._request({"op": "run", "cells": [cell], "timed_out": timed_out}, self.cell_timeout)
+        except _WorkerTimeout:
+            return f"TimeoutError: the cell ran longer than {self.cell_timeout:g} s"
+        except ProcessDied:
+            return "ProcessDied: the process stopped while running this cell"
+        except (ValueError, RecursionError) as exc:
+            return f"ValueError: {exc}"
+        self.loaded.append(cell)
+        errors = reply.get("errors")
+        return str(errors.get(cell_id, ""))[:MAX_MESSAGE] if isinstance(errors, dict) else ""
+
+    def lookup(self, names: Iterable[str]) -> dict[str, Any]:
+        """The submission's values of ``names``: a :class:`RemoteFunction` for a function; absent names left out."""
+        names = sorted(set(names))
+        if not names:
+            return {}
+        try:
+            reply = self._request({"op": "lookup", "names": names}, self.call_timeout)
+        except _WorkerTimeout:
+            raise TimeoutError(f"the submission's code gave no answer within {self.call_timeout:g} s") from None
+        found: dict[str, Any] = {}
+        for name in names:
+            entry = reply.get("names", {}).get(name, {})
+            kind = entry.get("kind") if isinstance(entry, dict) else None
+            if kind == "function":
+                found[name] = RemoteFunction(self, name)
+            elif kind == "value":
+                found[name] = _decoded(entry.get("value"))
+            elif kind == "unreadable":
+                found[name] = _opaque(entry.get("value"))
+        return found
+
+    def call(self, name: str, args: tuple, kwargs: dict) -> Any:
+        """Call the submission's ``name(*args, **kwargs)`` in the worker; see :class:`RemoteFunction`."""
+        try:
+            sent = [pack(a) for a in args]
+            sent_kwargs = {k: pack(v) for k, v in kwargs.items()}
+        except Unreadable as exc:
+            raise TypeError(f"cannot send a {exc} to {name}") from None
+        try:
+            reply = self._request({"op": "call", "name": name, "args": sent, "kwargs": sent_kwargs}, self.call_timeout)
+        except _WorkerTimeout:
+            raise TimeoutError(f"{name} returned nothing within {self.call_timeout:g} s") from None
+        except ValueError as exc:
+            raise StudentError(f"{name} sent back an answer that cannot be read ({exc})") from None
+        if "raised" in reply:
+            raise student_exception(reply["raised"] if isinstance(reply["raised"], dict) else {})
+        if "unreadable" in reply:
+            return _opaque(reply["unreadable"])
+        after = reply.get("args_after")
+        if isinstance(after, list) and len(after) == len(args):
+            for given, before, now in zip(args, sent, after):
+                if now != before:
+                    _sync(given, _decoded(now))
+        alias = reply.get("alias")
+        if type(alias) is int and 0 <= alias < len(args):
+            return args[alias]
+        return _decoded(reply.get("value"))
+
+
+def decode_answer(data: Any) -> Any:
+    """Rebuild the value of a worker's answer, trusting nothing in it.
+
+    An answer is JSON from :func:`bpe_lab.codec.pack`. It may hold at most :data:`MAX_ITEMS` values,
+    and the keys of a dict (or the members of a set) must not be built to share one hash: thousands of keys with
+    equal hashes make a dict take quadratic time to fill, which would stall the grader, not the student's code.
+
+    Raises:
+        ValueError: an answer that is malformed, too large, or made of colliding keys.
+
+    Example:
+        >>> decode_answer({"d": [[{"t": ["a", "b"]}, 2]]})
+        {('a', 'b'): 2}
+    """
+    budget = [MAX_ITEMS]
+
+    def build(node: Any, depth: int) -> Any:
+        budget[0] -= 1
+        if budget[0] < 0 or depth > 100:
+            raise ValueError(f"an answer larger than {MAX_ITEMS:,} values or nested too deep")
+        if node is None or type(node) in (bool, int, float, str):
+            return node
+        if type(node) is list:
+            return [build(v, depth + 1) for v in node]
+        if type(node) is not dict or len(node) != 1:
+            raise ValueError("an answer that is not plain data")
+        ((tag, body),) = node.items()
+        if tag == "b" and type(body) is str:
+            return body.encode("latin-1")
+        if type(body) is not list:
+            raise ValueError("an answer that is not plain data")
+        if tag == "t":
+            return tuple(build(v, depth + 1) for v in body)
+        if tag == "d":
+            if not all(type(pair) is list and len(pair) == 2 for pair in body):
+                raise ValueError("an answer that is not plain data")
+            keys = _distinct_hashes([build(k, depth + 1) for k, _ in body])
+            return dict(zip(keys, (build(v, depth + 1) for _, v in body)))
+        if tag == "s":
+            return set(_distinct_hashes([build(v, depth + 1) for v in body]))
+        raise ValueError(f"an answer with an unknown tag {str(tag)[:20]!r}")
+
+    return build(data, 0)
+
+
+MAX_SAME_HASH = 16
+"""Keys of one answer that may share a hash (honest keys almost never share one)."""
+
+
+def _distinct_hashes(keys: list[Any]) -> list[Any]:
+    """``keys``, if they can be the keys of a dict without many sharing a hash (else ``ValueError``)."""
+    try:
+        counts = collections.Counter(hash(k) for k in keys)
+    except TypeError:
+        raise ValueError("an answer with a key that cannot be a dict key") from None
+    if counts and max(counts.values()) > MAX_SAME_HASH:
+        raise ValueError(f"an answer with {max(counts.values()):,} keys sharing one hash (built to collide)")
+    return keys
+
+
+def _decoded(data: Any) -> Any:
+    try:
+        return decode_answer(data)
+    except (ValueError, RecursionError, UnicodeError) as exc:  # a garbled reply, or one forged by the student's code
+        raise StudentError(f"an answer that cannot be read: {exc}"[:300]) from None
+
+
+def _opaque(info: Any) -> Opaque:
+    info = info if isinstance(info, dict) else {}
+    return _named(Opaque, str(info.get("type", "object"))[:80])(str(info.get("repr", "<object>"))[:200])
+
+
+class RemoteFunction:
+    """Stands in the grader for a function of the submission: calling it calls the real one in the worker.
+
+    Arguments go over as plain data and the answer comes back as plain data (a ``Counter`` arrives as a
+    ``dict``, an object that is not plain data as an :class:`Opaque`). When the function changes an argument,
+    the same change is made to the grader's argument; when it returns an argument itself, the grader gets
+    that very object back (so ``merge(ids, ...) is ids`` and mutation checks mean what they say). An
+    exception is raised again here under its own name.
+
+    Raises:
+        TimeoutError: no answer within the session's ``call_timeout``. ProcessDied: the worker stopped.
+        StudentError: a non-built-in exception, or an answer that cannot be read.
+    """
+
+    def __init__(self, session: Session, name: str) -> None:
+        self._session, self.__name__ = session, name
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self._session.call(self.__name__, args, kwargs)
+
+    def __repr__(self) -> str:
+        return f"<function {self.__name__}>"
+
+
+def free_names(source: str) -> list[str]:
+    r"""The names a cell reads before it binds them, built-ins aside: what it expects from earlier cells.
+
+    A name read inside a comprehension or a function of the cell may be listed though the cell binds it; the
+    caller only looks such names up, so an extra one costs nothing.
+
+    Raises:
+        SyntaxError: the source is not Python.
+
+    Example:
+        >>> free_names("counts = count_pairs(vocab)\nassert len(counts) == 2")
+        ['count_pairs', 'vocab']
+    """
+    bound: set[str] = set()
+    free: set[str] = set()
+    for statement in ast.parse(source).body:
+        stores: set[str] = set()
+        for node in ast.walk(statement):
+            if isinstance(node, ast.Name):
+                if isinstance(node.ctx, ast.Load):
+                    free |= {node.id} - bound
+                else:
+                    stores.add(node.id)
+            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                stores.add(node.name)
+            elif isinstance(node, ast.alias):
+                stores.add((node.asname or node.name).split(".")[0])
+        bound |= stores
+    return sorted(free - set(dir(builtins)))
+
+
+def _error_output(exc: BaseException, source: str) -> NotebookNode:
+    name = type(exc).__name__
+    value = str(exc)[:MAX_MESSAGE]  # an assert's message may show a huge returned value
+    lines = ["Traceback (most recent call last):"]
+    frame = exc.__traceback__
+    where = None
+    while frame is not None:
+        if frame.tb_frame.f_code.co_filename == "<test cell>":
+            where = frame.tb_lineno
+        frame = frame.tb_next
+    if where is not None:
+        text = source.splitlines()[where - 1].strip() if 0 < where <= len(source.splitlines()) else ""
+        lines.append(f"  line {where} of this test cell: {text}")
+    lines += [str(note) for note in getattr(exc, "__notes__", [])]
+    lines.append(f"{name}: {value}" if value else name)
+    return NotebookNode(output_type="error", ename=name, evalue=value, traceback=lines)
+
+
+def run_test_cell(session: Session, source: str) -> list[NotebookNode]:
+    """Run one test cell in this (the grader's) process against the submission loaded in ``session``.
+
+    Returns:
+        The cell's outputs in nbformat: what it printed (a ``stream``), then an ``error`` if it raised.
+    """
+    printed = io.StringIO()
+    outputs: list[NotebookNode] = []
+    error: BaseException | None = None
+    try:
+        code = compile(source, "<test cell>", "exec")
+        namespace: dict[str, Any] = {"__name__": "__test__", "__builtins__": builtins}
+        namespace.update(session.lookup(free_names(source)))
+        with contextlib.redirect_stdout(printed):
+            exec(code, namespace)
+    except BaseException as exc:  # the verdict on the submission, never the grader's end
+        if isinstance(exc, (KeyboardInterrupt, SystemExit)) and not isinstance(exc, StudentError):
+            raise
+        error = exc
+    text = printed.getvalue()
+    if text:
+        if len(text) > MAX_CELL_OUTPUT:
+            text = text[:MAX_CELL_OUTPUT] + "\n[... output cut ...]\n"
+        outputs.append(NotebookNode(output_type="stream", name="stdout", text=text))
+    if error is not None:
+        outputs.append(_error_output(error, source))
+    return outputs
+
+
+def judge_cells(cells: list[NotebookNode], tests: Mapping[str, str], session: Session) -> dict[int, list[NotebookNode]]:
+    """Run a notebook's cells in order: the others in the worker, the test cells (``tests``: grade_id -> trusted
+    source) in the grader.
+
+    Returns:
+        Outputs by cell index: for a test cell, what it printed and its error if any; for another code cell,
+        an ``error`` output if it raised in the worker (a SyntaxError...), else nothing.
+    """
+    results: dict[int, list[NotebookNode]] = {}
+    for index, cell in enumerate(cells):
+        if cell.get("cell_type") != "code":
+            continue
+        grade_id = cells_.grade_id(cell)
+        if grade_id in tests:  # judged by the trusted source, whatever the submission's cell holds
+            try:
+                results[index] = run_test_cell(session, python_of(tests[grade_id]))
+            except OutOfTime as exc:
+                results[index] = [_error_output(exc, "")]
+        elif cell.get("source", "").strip():
+            try:
+                error = session.run(str(grade_id or f"cell-{index}"), cell.source)
+            except Exception as exc:  # OutOfTime, or a reply the student's code garbled
+                error = f"{type(exc).__name__}: {exc}"[:MAX_MESSAGE]
+            name, _, value = error.partition(": ")
+            results[index] = (
+                [NotebookNode(output_type="error", ename=name, evalue=value, traceback=[error])] if error else []
+            )
+    return results
+
+
+def worker_command(
+    memory: int, cpu: int, prefix: list[str] | None, *, processes: int = 0, cgroup: Cgroup | None = None
+) -> list[str]:
+    """The argv that starts a worker: in ``cgroup`` (if any), ``prefix`` (a ``bwrap`` argv from
+    :func:`autograder.isolation.sandbox.sandbox_argv`, or ``None``), limits, ``python -I -c`` (isolated mode: no user
+    site, no ``PYTHONPATH``, not the working folder; installed packages such as numpy stay importable, and the sandbox
+    shows none of the course's own packages)."""
+    command = limited_command([sys.executable, "-I", "-c", WORKER_SOURCE], memory, cpu, processes=processes)
+    return joined_command([*(prefix or []), *command], cgroup)
+
+
+@contextlib.contextmanager
+def worker_session(
+    limits: Mapping[str, Any],
+    *,
+    call_timeout: float,
+    cell_timeout: float,
+    notebook_timeout: float,
+    folder: str | None = None,
+) -> Iterator[Session]:
+    """A :class:`Session` whose worker runs under the grading kernel's ``limits`` (``memory_limit``,
+    ``cpu_limit``, ``process_limit``, ``sandbox``): in the allowlist sandbox with a private copy of ``folder``
+    (the notebook's), in a cgroup of its own where the machine allows it. The one place the worker is set up,
+    for ``grade`` (:class:`JudgeTests`) and ``check`` (:mod:`autograder.course.fastcheck`).
+
+    Raises:
+        autograder.isolation.sandbox.SandboxUnavailable: ``sandbox`` is ``required`` and bubblewrap cannot run (fail
+        closed).
+    """
+    bwrap = sandbox.resolve(limits["sandbox"])
+    with Session(
+        [], call_timeout=call_timeout, cell_timeout=cell_timeout, notebook_timeout=notebook_timeout
+    ) as session:
+        files = tempfile.mkdtemp(dir=session.workdir)
+        sandbox.private_copy(folder, files)
+        extra = limits.get("extra_distributions", ())
+        prefix = sandbox.sandbox_argv(bwrap, files_from=files, extra_distributions=extra) if bwrap else None
+        session.cgroup = Cgroup.create(limits["memory_limit"], limits["process_limit"])
+        session.command = worker_command(
+            limits["memory_limit"], limits["cpu_limit"], prefix, processes=limits["process_limit"],
+            cgroup=session.cgroup,
+        )  # fmt: skip
+        yield session
+
+
+def kernel_limits(config: Any, overrides: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """The grading kernel's ``memory_limit``, ``cpu_limit``, ``process_limit``, ``sandbox`` and
+    ``extra_distributions`` from an nbgrader
+    config (``LimitedKernelManager``'s section), with ``{"LimitedKernelManager.<name>": value}`` overrides on top."""
+    configured = config.LimitedKernelManager
+    traits = LimitedKernelManager.class_traits()
+    names = ("memory_limit", "cpu_limit", "process_limit", "sandbox", "extra_distributions")
+    return {
+        name: (overrides or {}).get(f"LimitedKernelManager.{name}", configured.get(name, traits[name].default()))
+        for name in names
+    }

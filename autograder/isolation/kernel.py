@@ -1,0 +1,109 @@
+"""The grading kernel's manager: a Jupyter kernel started in the allowlist sandbox, under the submission's limits.
+
+:class:`LimitedKernelManager` is what :class:`autograder.preprocessors.limited_execute.LimitedExecute` (nbgrader's
+``Execute`` step) starts its kernels with. The limits themselves (cgroup, rlimits) are
+:mod:`autograder.isolation.limits`; the file system the kernel sees is :mod:`autograder.isolation.sandbox`.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from typing import Any
+
+from jupyter_client.manager import AsyncKernelManager
+from traitlets import Integer, List, Unicode
+
+from . import sandbox
+from .limits import GIB, Cgroup, joined_command, limited_command
+
+__all__ = ["LimitedKernelManager"]
+
+
+class LimitedKernelManager(AsyncKernelManager):
+    """A kernel manager whose kernels start in the allowlist sandbox (:mod:`autograder.isolation.sandbox`), under
+    memory, process and CPU-time limits.
+
+    The kernel talks to the grader over Unix sockets (ZeroMQ ``ipc``) in a folder of its own, the only host folder
+    it may write. Its processes share one :class:`Cgroup` where the machine allows it (memory and processes for
+    all of them together), and each has ``RLIMIT_AS``, ``RLIMIT_CPU``, ``RLIMIT_FSIZE`` and ``RLIMIT_NPROC``.
+    """
+
+    memory_limit = Integer(2 * GIB, help="bytes of memory of the kernel and its children (0: none)").tag(config=True)
+    cpu_limit = Integer(600, help="RLIMIT_CPU of each process in seconds (0: none)").tag(config=True)
+    process_limit = Integer(256, help="processes and threads of the kernel together (0: none)").tag(config=True)
+    sandbox = Unicode(
+        "required",
+        help="'required' (also 'bwrap': refuse to run student code without bubblewrap), 'auto' (bubblewrap when it "
+        "works, else none: self-checks) or 'off' (no isolation, said explicitly)",
+    ).tag(config=True)
+    extra_distributions = List(
+        Unicode(),
+        [],
+        help="installed distributions student code may import beyond the learner's install (bpe_lab's requirements "
+        "and their dependencies), with their own dependencies: what your students' image adds, e.g. ['pandas']",
+    ).tag(config=True)
+    hidden_paths = List(Unicode(), [], help="ignored: the sandbox is an allowlist (kept for old configs)").tag(
+        config=True
+    )
+    files_from = Unicode("", help="host folder whose files the kernel sees in its working folder").tag(config=False)
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._bwrap = sandbox.resolve(self.sandbox)  # SandboxUnavailable: fail closed, before any student code
+        if self._bwrap:
+            sandbox.allowed_site_entries(tuple(self.extra_distributions))  # SandboxUnavailable: names a bad one
+        self._cgroup: Cgroup | None = None
+        if self._bwrap:
+            self._socket_dir = tempfile.mkdtemp(prefix="bpe-kernel-")
+            self.transport = "ipc"
+            self.ip = os.path.join(self._socket_dir, "kernel")
+
+    def format_kernel_cmd(self, extra_arguments: list[str] | None = None) -> list[str]:
+        command = super().format_kernel_cmd(extra_arguments)
+        return limited_command(command, self.memory_limit, self.cpu_limit, processes=self.process_limit)
+
+    async def _async_pre_start_kernel(self, **kw: Any):
+        command, kw = await super()._async_pre_start_kernel(**kw)
+        if self._bwrap:
+            command = [*self.sandbox_prefix(self.files_from or None), *command]
+        if self._cgroup is None:
+            self._cgroup = Cgroup.create(self.memory_limit, self.process_limit)
+        return joined_command(command, self._cgroup), kw
+
+    def sandbox_prefix(self, files_from: str | None = None) -> list[str]:
+        """The ``bwrap`` argv that runs this kernel (see :func:`autograder.isolation.sandbox.sandbox_argv`): it may
+        import :data:`autograder.isolation.sandbox.KERNEL_PACKAGES` (the learner's toolkit, which the notebooks' own
+        cells use) and nothing else of the course; its ZeroMQ sockets and connection file are bound in."""
+        return sandbox.sandbox_argv(
+            self._bwrap,
+            course_packages=sandbox.KERNEL_PACKAGES,
+            extra_distributions=self.extra_distributions,
+            files_from=files_from,
+            binds=[self._socket_dir],
+            read_only=[self.connection_file],
+        )
+
+    async def _async_interrupt_kernel(self) -> None:
+        # In the sandbox the kernel runs in its own session, out of reach of a signal to bubblewrap: ask it to
+        # interrupt itself with an interrupt_request on the control channel (the kernel spec's "message" mode).
+        if self._bwrap and self.has_kernel:
+            self._connect_control_socket()
+            self.session.send(self._control_socket, self.session.msg("interrupt_request", content={}))
+            return
+        await super()._async_interrupt_kernel()
+
+    interrupt_kernel = _async_interrupt_kernel
+
+    async def _async_cleanup_resources(self, restart: bool = False) -> None:
+        await super()._async_cleanup_resources(restart=restart)
+        if restart:
+            return
+        if self._cgroup is not None:
+            self._cgroup.close()  # every process the kernel left behind
+            self._cgroup = None
+        if self._bwrap:
+            shutil.rmtree(self._socket_dir, ignore_errors=True)
+
+    cleanup_resources = _async_cleanup_resources

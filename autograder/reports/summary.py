@@ -1,0 +1,91 @@
+"""What the terminal shows after grading: a learner's result, the class's table, and the class report written beside
+the grade files.
+
+``check`` ends with :func:`result_lines`; ``grade`` and ``demo`` with :func:`class_lines` and
+:func:`write_class_report`. Text only, built from :class:`autograder.course.grading.Result`; this module prints nothing
+(the command line does), grades nothing and changes no gradebook.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from pathlib import Path
+
+from ..course import grading
+from ..course.directory import CourseError
+from . import report
+
+
+def result_lines(result: grading.Result, indent: str = "") -> list[str]:
+    """One submission's score and each test cell's points, with the first lines of each failure's message.
+
+    Example:
+        >>> from autograder.course.submissions import Submission
+        >>> result_lines(grading.Result(Submission("you", "01", Path("x.ipynb")), error="no such file"))
+        ['01: not graded: no such file']
+    """
+    sub = result.submission
+    if result.error:
+        return [f"{indent}{sub.assignment}: not graded: {result.error}"]
+    lines = [f"{indent}{sub.assignment}: {result.score:g} / {result.max_score:g} points"]
+    for cell in result.cells:
+        mark = "PASS" if cell.points >= cell.max_points else "FAIL"
+        lines.append(f"{indent}  {mark}  {cell.exercise:<22} {cell.grade_id:<34} {cell.points:g} / {cell.max_points:g}")
+        if cell.message and cell.points < cell.max_points:
+            lines += [f"{indent}          {line}" for line in [*cell.message.splitlines()[:4], *cell.where]]
+    return lines
+
+
+def class_lines(results: list[grading.Result], out: Path, course_dir: Path) -> list[str]:
+    """Per assignment, a table of each student's points per exercise and total; then the problems the doctor found,
+    how many submissions were graded, and where the grades and the course directory are."""
+    lines: list[str] = []
+    by_assignment: dict[str, list[grading.Result]] = defaultdict(list)
+    for result in results:
+        by_assignment[result.submission.assignment].append(result)
+    for assignment, rows in by_assignment.items():
+        exercises = list(dict.fromkeys(c.exercise for r in rows for c in r.cells))
+        name_width = max([len("student"), *(len(r.submission.student) for r in rows)]) + 2
+        widths = [max(len(e), 7) + 2 for e in exercises]
+        lines.append(f"\n{assignment}")
+        header = f"  {'student':<{name_width}}" + "".join(f"{e:>{w}}" for e, w in zip(exercises, widths))
+        lines.append(header + f"{'total':>9}")
+        for r in rows:
+            per = defaultdict(lambda: [0.0, 0.0])
+            for c in r.cells:
+                per[c.exercise][0] += c.points
+                per[c.exercise][1] += c.max_points
+            cols = "".join(
+                f"{(f'{per[e][0]:g}/{per[e][1]:g}' if e in per else '-'):>{w}}" for e, w in zip(exercises, widths)
+            )
+            total = f"{r.score:g}/{r.max_score:g}"
+            line = f"  {r.submission.student:<{name_width}}{cols}{total:>9}"
+            lines.append(line + (f"  not graded: {r.error[:200]}" if r.error else ""))
+    flagged = [r for r in results if r.problems]
+    if flagged:
+        lines.append("\nproblems found (also in grades.csv and in each student's feedback):")
+        for r in flagged:
+            lines += [f"  {r.submission.student}/{r.submission.assignment}: {problem}" for problem in r.problems]
+    errors = sum(1 for r in results if r.error)
+    lines.append(f"\n{len(results)} submissions graded ({errors} could not be graded)")
+    lines.append(f"  grades: {out}/grades.csv, {out}/exercise_grades.csv")
+    lines.append(
+        f"  nbgrader course directory: {course_dir}/ (gradebook, autograded/, feedback/<student>/<assignment>/);"
+    )
+    lines.append("  review there with the formgrader, then `nbgrader release_feedback` or `nbgrader export`")
+    return lines
+
+
+def write_class_report(
+    course_root: Path, course_dir: Path, out: Path, db_url: str | None = None, assignment: str | None = None
+) -> str:
+    """The last step of ``grade`` and ``demo``: ``report.html`` in ``out`` from the course directory's gradebook and
+    ``autograded/``; returns the line to show. A failure is said in that line, never raised."""
+    target = grading.course_target(course_root, course_dir, db_url)
+    url, autograded = target.db_url, target.folder("autograded")
+    try:
+        page = report.render_html(report.build_report(url, autograded, assignment))
+    except CourseError as exc:
+        return f"no class report: {exc}"
+    (out / "report.html").write_text(page, encoding="utf-8")
+    return f"  {out}/report.html: the class report (what the class got wrong, flagged and late submissions)"

