@@ -7,7 +7,9 @@ module moves, those names go stale without a word. This hook warns about each on
 
 * a repository path: an inline code span whose first part is one of :data:`ROOTS` (``autograder/sandbox.py``,
   ``benchmarks/``, ``nbgrader_config.py``) must be a file or folder of the checkout; spans with placeholders
-  (``solutions/<assignment>/``), wildcards or spaces are examples, not paths, and are left alone;
+  (``solutions/<assignment>/``), wildcards or spaces are examples, not paths, and are left alone; in a file map,
+  an item nested under an item that names a folder (``* `autograder/` ...`` then ``  * `cli.py` ...``) names a
+  path inside that folder;
 * a module name: a dotted name that starts with one of the course's packages (:data:`PACKAGES`), such as
   ``autograder.checks`` or ``bpe_lab.traces.Round``, must be a module of the checkout or a name defined in one
   (its source is read, not imported);
@@ -61,6 +63,7 @@ _SPAN = re.compile(r"(?<!`)`([^`\n]+)`(?!`)")
 _LINK = re.compile(r"\[[^\]]*\]\(([^)\s]+)(?:\s+\"[^\"]*\")?\)")
 _MODULE = re.compile(r"^(?:" + "|".join(PACKAGES) + r")(?:\.[A-Za-z_]\w*)*$")
 _NOT_A_PATH = re.compile(r"[<>*?{}\s…|]")
+_ITEM = re.compile(r"^(?P<indent>[ \t]*)[*+-][ \t]+(?P<spans>`[^`\n]+`(?:,[ \t]*`[^`\n]+`)*)")
 
 log = logging.getLogger("mkdocs.hooks.docs_references")
 
@@ -126,6 +129,28 @@ def _path_exists(span: str, root: Path) -> bool | None:
     return (root / span).exists()
 
 
+def _nested_paths(prose: str, root: Path) -> list[str]:
+    """The paths a file map names by nesting: an item ``* `tests.py`...`` under ``* `autograder/`...`` names
+    ``autograder/tests.py`` (each leading code span of the nested item, as in ``* `a.py`, `b.py`: ...``)."""
+    paths: list[str] = []
+    folders: list[tuple[int, str]] = []  # (indent, folder) of the items above, innermost last
+    for line in prose.splitlines():
+        item = _ITEM.match(line)
+        if not item:
+            continue
+        indent = len(item["indent"].expandtabs(4))
+        while folders and folders[-1][0] >= indent:
+            folders.pop()
+        names = _SPAN.findall(item["spans"])
+        parent = folders[-1][1] if folders else ""
+        full = [parent + name if parent and not _NOT_A_PATH.search(name) else name for name in names]
+        if parent:
+            paths += [path for path, name in zip(full, names) if path != name]
+        if full and full[0].endswith("/") and _path_exists(full[0], root) is not None:
+            folders.append((indent, full[0]))
+    return paths
+
+
 def stale_references(markdown: str, root: Path = ROOT) -> list[str]:
     """The names in ``markdown``'s inline code that name a path or module of the course that does not exist.
 
@@ -139,7 +164,8 @@ def stale_references(markdown: str, root: Path = ROOT) -> list[str]:
     """
     problems: list[str] = []
     seen: set[str] = set()
-    for span in _SPAN.findall(_prose(markdown)):
+    prose = _prose(markdown)
+    for span in _SPAN.findall(prose) + _nested_paths(prose, root):
         span = span.strip()
         if span in seen:
             continue

@@ -34,6 +34,16 @@ def test_a_path_that_is_gone_is_named_and_one_that_exists_is_not(repository):
     assert docs_references.stale_references(page, repository) == ["`autograder/sandbox.py`: no such file or folder"]
 
 
+def test_a_file_map_names_the_files_nested_under_a_folder(repository):
+    page = (
+        "* `autograder/`: the grader\n"
+        "    * `cli.py`, `gone.py`: its commands\n"
+        "    * `<assignment>.py`: an example, not a path\n"
+        "* `cli.py`: not nested under a folder, so not a path of the repository\n"
+    )
+    assert docs_references.stale_references(page, repository) == ["`autograder/gone.py`: no such file or folder"]
+
+
 def test_a_module_or_name_that_is_gone_is_named(repository):
     page = (
         "`autograder.cli`, `autograder.cli.main`, `autograder.cli.LIMIT`, `autograder.cli.Args.force`, "
