@@ -43,7 +43,7 @@ c.LimitedKernelManager.cpu_limit = 600  # CPU seconds for the whole notebook
 c.LimitedExecute.max_output_bytes = 1_000_000  # per cell
 # Student code runs in a bubblewrap sandbox (an allowlist: Python, the learner's install, its own files;
 # autograder.isolation.sandbox). "required" refuses to grade without it; "off" (say it only when the grader is isolated
-# some other way) turns it off; `check` and `demo` use "auto". See README, "Grading safely".
+# some other way) turns it off; `check` and `demo` use "auto". See docs/security/sandbox.md.
 c.LimitedKernelManager.sandbox = "required"
 c.LimitedKernelManager.process_limit = 256  # processes and threads of one submission together
 # Of the installed packages, student code imports only the learner's install (bpe_lab's requirements and their

@@ -1,8 +1,13 @@
 #!/usr/bin/env bash
-# The project's test command: linters, the committed notebooks' hygiene, then the test suite.
+# The project's test command: linters, the committed notebooks' hygiene, the docs, then the test suite.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ruff check .
 ruff format --check .
 python -m autograder release --check
+# The docs site: a stale link, anchor, snippet, code path or module name fails the build (never add -q: quiet mode
+# hides the warnings that --strict counts). Built into a temporary folder, so the checkout stays clean.
+site=$(mktemp -d)
+trap 'rm -rf "$site"' EXIT
+NO_MKDOCS_2_WARNING=1 python -m mkdocs build --strict --site-dir "$site"
 python -m pytest -n 2 --dist loadfile --durations=10 tests solutions --nbval-lax "$@"
