@@ -37,6 +37,7 @@ from .harness import (
     show,
     verdict,
 )
+from .worker import called_names
 
 __all__ = ["HIDDEN_CHECKS", "ExampleFailed", "check", "check_parts", "expect", "failing_helpers"]
 
@@ -271,7 +272,8 @@ def _run_public(name: str, fn: Callable[..., Any], namespace: dict[str, Any]) ->
 
 def failing_helpers(fn: Callable[..., Any], namespace: Mapping[str, Any], name: str = "") -> list[str]:
     """The notes to add to a failure of ``fn``: one per graded function it calls by name (``count_pairs`` in a
-    ``train_bpe``) that fails its own public cases, so that the learner fixes that one first.
+    ``train_bpe``), directly or through other functions of the notebook (:func:`bpe_lab.worker.called_names`), that
+    fails its own public cases, so that the learner fixes that one first.
 
     Example:
         >>> def count_pairs(vocab): return {}
@@ -279,9 +281,9 @@ def failing_helpers(fn: Callable[..., Any], namespace: Mapping[str, Any], name: 
         >>> failing_helpers(train_bpe, {"count_pairs": count_pairs})[0][:60]
         'note: train_bpe calls your count_pairs, which fails its own '
     """
-    code = getattr(fn, "__code__", None)
-    names = (*code.co_names, *code.co_freevars) if code else ()  # globals of a notebook, or a closure's names
-    called = [n for n in dict.fromkeys(names) if n in HIDDEN_CHECKS and n != name]
+    calls = getattr(fn, "calls", None)  # a function of the learner's that runs in another process knows its own
+    names = calls if isinstance(calls, list) else called_names(fn, namespace)
+    called = [n for n in names if n in HIDDEN_CHECKS and n != name]
     notes = []
     for helper in called:
         if not callable(namespace.get(helper)):

@@ -78,7 +78,9 @@ def test_a_cell_that_raises_is_reported_and_the_rest_still_checked(tmp_path: Pat
         "merge": class_01.STUDENTS["merge-no-skip"]["merge"],
     }
     report = cli.check_notebook(_write(tmp_path, sample_class.fill(_release(A01), answers)))
-    assert report.cell_errors == ["get_pair_counts: RuntimeError: half done"]
+    assert report.cell_errors == [
+        "get_pair_counts: RuntimeError: half done (line 1 of your get_pair_counts: raise RuntimeError('half done'))"
+    ]
     assert "not defined" in report.outcomes[0].message and "returned:" in report.outcomes[1].message
 
 
