@@ -1,10 +1,13 @@
-"""``python -m bpe_lab check NOTEBOOK``: the self-check of a whole notebook from the command line, in about a second.
+"""``python -m bpe_lab check NOTEBOOK``: the self-check of a whole notebook (or ``.py`` file) from the command line.
 
 The notebook's own definitions (its exercise cells, its given code and the cells that only define names: imports,
-constants, functions) run in a fresh Python process, without Jupyter; cells that draw, print or test are skipped.
-Then each graded function of the notebook goes through :func:`bpe_lab.selfcheck.check`, the same check as a
-``check("merge")`` cell: the public cases with their expected answers, smallest first, so a failure names the
-smallest input the function gets wrong. The points are the notebook's own (the points of its test cells); a graded
+constants, functions; of a ``.py`` file, its imports, definitions and assignments) run in a second Python process,
+without Jupyter (:mod:`bpe_lab.worker`); cells that draw, print or test are skipped. Then each graded function of
+the notebook goes through :func:`bpe_lab.selfcheck.check_parts` in this process, the same checks as a
+``check("merge")`` cell, calling the learner's functions in the other (:mod:`bpe_lab.remote`): the public cases
+with their expected answers, smallest first, so a failure names the smallest input the function gets wrong, and
+the test cell it is about. Nothing the learner's code prints or patches reaches this process's verdict.
+The points are the notebook's own (the points of its test cells); a graded
 course grades on other inputs (a private seed) and in a sandbox, so a full score here is a strong sign, not a
 grade.
 
@@ -25,7 +28,9 @@ from typing import Any
 
 from . import cells
 
-__all__ = ["NotebookError", "Outcome", "check_notebook", "definitions", "graded_functions", "main"]
+__all__ = [
+    "NotebookError", "Outcome", "check_notebook", "definitions", "graded_functions", "judge", "main", "py_definitions"
+]  # fmt: skip
 
 RUN_TIMEOUT = 60.0
 """Seconds of CPU time the learner's code may take while it loads (each call of a learner's function also has its
@@ -314,13 +319,20 @@ def format_report(report: Report) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m bpe_lab check NOTEBOOK [--function NAME ...]`` (also ``bpe-lab check``)."""
+    """``python -m bpe_lab check FILE [--function NAME ...]`` and ``python -m bpe_lab drill ...`` (also
+    ``bpe-lab``; see :mod:`bpe_lab.drill`)."""
     parser = argparse.ArgumentParser(prog="bpe-lab", description="The learner's toolkit of the BPE course.")
     commands = parser.add_subparsers(dest="command", required=True)
-    check = commands.add_parser("check", help="check a notebook's graded functions on the public cases")
-    check.add_argument("notebook", help="a course notebook (.ipynb)")
+    check = commands.add_parser("check", help="check a notebook's (or .py file's) graded functions on the public cases")
+    check.add_argument("notebook", help="a course notebook (.ipynb), a drill's workspace, or a .py file")
     check.add_argument("--function", "-f", action="append", help="check only this function (repeatable)")
+    drill = commands.add_parser("drill", help="one exercise alone, against the clock (a list without a name)")
+    from . import drill as drill_mode
+
+    drill_mode.build_parser(drill)
     args = parser.parse_args(argv)
+    if args.command == "drill":
+        return drill_mode.main(args)
     try:
         report = check_notebook(args.notebook, args.function)
     except NotebookError as exc:
