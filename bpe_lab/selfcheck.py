@@ -33,6 +33,7 @@ from .harness import (
     format_call,
     judge_for,
     make_judge,
+    ordered_cases,
     run_cases,
     show,
     verdict,
@@ -259,6 +260,9 @@ def _run_part(name: str, fn: Callable[..., Any], part: expected.PublicPart, name
 
     def expected_of(*args: Any, _answers: dict[str, Any] = part.answers) -> Any:
         return copy.deepcopy(_answers[repr(args)])
+
+    if callable(getattr(fn, "prefetch", None)):  # a function in another process: every case in one exchange
+        fn.prefetch([c.args for c in ordered_cases(part.cases)])
 
     return run_cases(name, learner, part.cases, expected_of, judge)
 

@@ -18,6 +18,8 @@ dropped and never read as a reply. Requests (``op``) and replies:
 * ``call`` ``{"name", "args", "limit"}``: calls the function with ``limit`` seconds of CPU time; replies ``{"value",
   "args_after", "alias"}`` (``alias``: the index of the argument it returned itself), ``{"raised": {"type",
   "message", "where"}}``, ``{"timed_out": true}`` or ``{"unreadable": "type"}`` (not plain data).
+* ``calls`` ``{"name", "calls": [args, ...], "limit"}``: the same for each argument list in turn, up to the first
+  that runs out of time; replies ``{"answers": [...]}``.
 
 ``where`` lists ``[cell id, line number, line]`` of the learner's own lines an exception passed through.
 """
@@ -124,6 +126,24 @@ class _Silent:
         return _Silent()
 
 
+def _call(namespace: dict[str, Any], name: str, packed: list[Any], limit: float) -> dict[str, Any]:
+    """One call of the learner's ``name`` on the packed arguments, as the reply to send."""
+    try:
+        args = [unpack(a) for a in packed]
+        with _cpu_limit(limit):
+            value = namespace[name](*args)
+    except _OutOfTime:
+        return {"timed_out": True}
+    except BaseException as exc:  # the judge decides what it means
+        return {"raised": _error(exc)}
+    alias = next((i for i, a in enumerate(args) if value is a), None)
+    try:
+        return {"value": None if alias is not None else pack(value), "alias": alias,
+                "args_after": [pack(a) for a in args]}  # fmt: skip
+    except BaseException:
+        return {"unreadable": type(value).__name__}
+
+
 def main() -> None:
     """Serve requests until stdin closes (see the module's docstring)."""
     requests = os.fdopen(os.dup(0), "r", encoding="utf-8")
@@ -171,21 +191,13 @@ def main() -> None:
                     found[name] = {"kind": "value"}
             reply({"names": found})
         elif op == "call":
-            try:
-                args = [unpack(a) for a in request["args"]]
-                with _cpu_limit(float(request["limit"])):
-                    value = namespace[request["name"]](*args)
-            except _OutOfTime:
-                reply({"timed_out": True})
-                continue
-            except BaseException as exc:  # the judge decides what it means
-                reply({"raised": _error(exc)})
-                continue
-            alias = next((i for i, a in enumerate(args) if value is a), None)
-            try:
-                reply({"value": None if alias is not None else pack(value), "alias": alias,
-                       "args_after": [pack(a) for a in args]})  # fmt: skip
-            except BaseException:
-                reply({"unreadable": type(value).__name__})
+            reply(_call(namespace, request["name"], request["args"], float(request["limit"])))
+        elif op == "calls":  # the cases of one check at once: one exchange instead of one per case
+            answers = []
+            for args in request["calls"]:
+                answers.append(_call(namespace, request["name"], args, float(request["limit"])))
+                if answers[-1].get("timed_out"):
+                    break  # a function out of time is not called again
+            reply({"answers": answers})
         else:
             reply({"raised": {"type": "ProtocolError", "message": f"unknown op {op!r}", "where": []}})
