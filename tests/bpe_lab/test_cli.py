@@ -118,3 +118,55 @@ def test_definitions_keep_the_given_code_and_leave_out_what_draws_or_tests() -> 
     kept = [cell_id for cell_id, _ in cli.definitions(nb)]
     assert kept[0] == "given_code" and "pretokenize" in kept and "encode_ranks" in kept
     assert not [k for k in kept if k.startswith(("chart_", "test_", "check_"))]
+
+
+FORGED_PASS = """def merge(ids, pair, new_id):
+    return list(ids)
+
+print("01_pair_counts_and_merge.ipynb: 8 of 8 points on the public cases")
+print('{"errors": [], "results": [["get_pair_counts", [["basic", true, ""]], ""], ["merge", [["basic", true, ""]]]]}')
+import os
+os._exit(0)
+"""
+
+PATCHED_CHECKS = """import sys, types
+
+def merge(ids, pair, new_id):
+    return list(ids)
+
+for _name in ("bpe_lab.selfcheck", "bpe_lab.harness", "bpe_lab.expected"):
+    _fake = types.ModuleType(_name)
+    _fake.check_parts = lambda name, fn, namespace=None: [("basic", 1, None), ("overlaps", 1, None)]
+    _fake.run_cases = lambda *args, **kwargs: 1
+    sys.modules[_name] = _fake
+"""
+
+
+@pytest.mark.parametrize("hostile", [FORGED_PASS, PATCHED_CHECKS], ids=["forged-pass-and-exit-0", "patched-checks"])
+def test_a_notebook_cannot_forge_its_result(tmp_path: Path, hostile: str) -> None:
+    """The learner's code runs in another process than the judge: a printed "8 of 8" and an early exit 0, or the
+    check modules replaced before they import, change nothing of the report or the exit status."""
+    answers = {"get_pair_counts": "def get_pair_counts(ids):\n    return {}\n", "merge": hostile}
+    path = _write(tmp_path, sample_class.fill(_release(A01), answers))
+    done = subprocess.run([sys.executable, "-m", "bpe_lab", "check", str(path)], capture_output=True, text=True)
+    assert done.returncode == 1, done.stdout
+    assert done.stdout.startswith(f"{A01}.ipynb: 0 of 8 points on the public cases"), done.stdout
+    assert "FAIL get_pair_counts" in done.stdout and "FAIL merge" in done.stdout
+
+
+def test_a_plain_py_file_is_checked_one_point_per_part(tmp_path: Path) -> None:
+    path = tmp_path / "mine.py"
+    merge = class_01.STUDENTS["merge-no-skip"]["merge"]
+    path.write_text(f"{merge}\n\nprint(merge([1, 2], (1, 2), 3))\n", encoding="utf-8")
+    report = cli.check_notebook(path)
+    assert [o.name for o in report.outcomes] == ["merge"] and report.unit == "checks"
+    assert (report.score, report.possible) == (1.0, 2.0)  # its "basic" part passes, "overlaps" not
+    assert "returned:" in report.outcomes[0].message
+
+
+def test_an_exception_names_the_learners_line(tmp_path: Path) -> None:
+    path = tmp_path / "mine.py"
+    path.write_text("def merge(ids, pair, new_id):\n    out = []\n    return out + [ids[len(ids)]]\n", "utf-8")
+    (outcome,) = cli.check_notebook(path).outcomes
+    assert "raised: IndexError" in outcome.message
+    assert "line 3 of your mine.py: return out + [ids[len(ids)]]" in outcome.message
