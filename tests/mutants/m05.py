@@ -107,6 +107,12 @@ def pretokenize(text, pattern):
 def pretokenize(text, pattern):
     return regex.split(pattern, text)
 """,
+        # regex.split with the pattern as a group: the matches and every gap between them (the issue's finding:
+        # right on GPT-2's and GPT-4's patterns, which leave no gaps).
+        "split-keeps-gaps": """
+def pretokenize(text, pattern):
+    return [piece for piece in regex.split("(" + pattern + ")", text) if piece]
+""",
         # Always GPT-4's pattern, whatever pattern is given.
         "ignores-pattern": """
 def pretokenize(text, pattern):
@@ -224,6 +230,25 @@ def encode_bytes(text, merges, pattern):
         "dict-order": _DECODE.replace("sorted(merges.items(), key=lambda kv: kv[1])", "merges.items()"),
         # No check of unknown ids: a KeyError instead of a ValueError.
         "keyerror": _DECODE.replace('            raise ValueError(f"unknown id {i}")', "            pass"),
+        # Only ids above 255 are checked: a negative id indexes the byte table from its end (vocab as a list).
+        "negative-from-end": """
+def decode_bytes(ids, merges):
+    vocab = [bytes([i]) for i in range(256)]
+    for (a, b), new_id in sorted(merges.items(), key=lambda kv: kv[1]):
+        vocab.append(vocab[a] + vocab[b])
+    for i in ids:
+        if i >= len(vocab):
+            raise ValueError(f"unknown id {i}")
+    return b"".join(vocab[i] for i in ids).decode("utf-8", errors="replace")
+""",
+        # Only ids above 255 are checked: a negative id reaches bytes(), whose ValueError does not name it.
+        "negative-to-bytes": _DECODE.replace(
+            "        if i not in vocab:", "        if i > 255 and i not in vocab:"
+        ).replace('b"".join(vocab[i] for i in ids)', 'b"".join(vocab.get(i) or bytes([i]) for i in ids)'),
+        # Unknown ids above 255 raise; a negative one is skipped.
+        "negative-skipped": _DECODE.replace(
+            "        if i not in vocab:", "        if i > 255 and i not in vocab:"
+        ).replace('b"".join(vocab[i] for i in ids)', 'b"".join(vocab[i] for i in ids if i in vocab)'),
         # A ValueError that does not say which id is unknown.
         "unnamed-id": _DECODE.replace('raise ValueError(f"unknown id {i}")', 'raise ValueError("unknown id")'),
     },
