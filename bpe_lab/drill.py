@@ -245,7 +245,7 @@ def _time_line(attempt: Any) -> str:
 
 def do_check(name: str, path: Path | None, code: list[tuple[str, str]] | None, folder: Path | None) -> int:
     """Judge ``name`` in the workspace (or in ``code``, the kernel's cells) and record the result."""
-    from .cli import format_report, judge
+    from .cli import judge
 
     with _history() as history:
         attempt = history.current(name)
@@ -258,12 +258,14 @@ def do_check(name: str, path: Path | None, code: list[tuple[str, str]] | None, f
             folder = path.resolve().parent
         report = judge(folder or Path.cwd(), code, [name], None, name)
         (outcome,) = report.outcomes
-        print(format_report(report).splitlines()[0] if not outcome.passed else f"{name}: PASS", end="")
         if outcome.passed:
-            print(f", all {outcome.cases} public cases ({report.seconds:.2f} s to judge)")
+            print(f"{name}: PASS, all {outcome.cases} public cases ({report.seconds:.2f} s to judge)")
         else:
-            print()
-            print("\n".join(format_report(report).splitlines()[1:-1]))
+            print(f"{name}: FAIL, {outcome.points:g} of {outcome.possible:g} checks pass on the public cases "
+                  f"({report.seconds:.2f} s to judge)")  # fmt: skip
+            for error in report.cell_errors:
+                print(f"  your code raised: {error}")
+            print("\n".join("  " + line for line in outcome.message.splitlines()))
         open_before = attempt is not None and attempt.open
         if attempt is not None and open_before:
             (history.passed if outcome.passed else history.failed)(attempt.id)
