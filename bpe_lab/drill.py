@@ -23,6 +23,8 @@ from __future__ import annotations
 
 import argparse
 import ast
+import contextlib
+import io
 import json
 import os
 import random
@@ -30,6 +32,7 @@ import shutil
 import subprocess
 import sys
 import time
+from html import escape as html_escape
 from pathlib import Path
 from typing import Any
 
@@ -178,6 +181,17 @@ def _function_source(code: list[tuple[str, str]], name: str) -> str:
     return found
 
 
+def _two_columns_html(left: str, right: str, titles: tuple[str, str]) -> str:
+    """Two codes side by side as HTML, every character escaped (the learner's code is shown as text)."""
+    column = "<div style='flex:1;min-width:0'><b>{}</b><pre style='overflow-x:auto'>{}</pre></div>"
+    return (
+        "<div style='display:flex;gap:1.5em'>"
+        + column.format(html_escape(titles[0]), html_escape(left.rstrip()))
+        + column.format(html_escape(titles[1]), html_escape(right.rstrip()))
+        + "</div>"
+    )
+
+
 def side_by_side(left: str, right: str, titles: tuple[str, str], width: int) -> str:
     """Two texts in two columns (each cut to fit ``width`` characters), or one under the other when narrow.
 
@@ -209,18 +223,21 @@ def _solution(name: str) -> dict[str, Any] | None:
         return None
 
 
-def _show_solution(name: str, code: list[tuple[str, str]], width: int) -> str:
+def _show_solution(name: str, code: list[tuple[str, str]], width: int, html: bool = False) -> str:
     model = _solution(name)
     if model is None:
-        return (
+        text = (
             "The model solution and its complexity are in the opt-in package bpe-lab-solutions: "
             f"`{SOLUTIONS_INSTALL}` from a checkout of the course, then run this again."
         )
+        return f"<pre>{html_escape(text)}</pre>" if html else text
     yours = _function_source(code, name) or "(no definition found)"
-    text = side_by_side(yours, model["solution"], ("your code", "the model solution"), width)
-    uses = f"\nIt uses the model {', '.join(model['calls'])} (bpe-lab drill NAME --give-up shows each)." if model[
-        "calls"] else ""  # fmt: skip
-    return f"{text}\nComplexity of the model solution: {model['complexity']}{uses}"
+    titles = ("your code", "the model solution")
+    uses = f" It uses the model {', '.join(model['calls'])} (`--give-up` on each shows it)." if model["calls"] else ""
+    after = f"Complexity of the model solution: {model['complexity']}{uses}"
+    if html:
+        return _two_columns_html(yours, model["solution"], titles) + f"<pre>{html_escape(after)}</pre>"
+    return f"{side_by_side(yours, model['solution'], titles, width)}\n{after}"
 
 
 def _history() -> Any:
@@ -243,8 +260,25 @@ def _time_line(attempt: Any) -> str:
     return f"elapsed {clock(attempt.seconds)}"
 
 
-def do_check(name: str, path: Path | None, code: list[tuple[str, str]] | None, folder: Path | None) -> int:
-    """Judge ``name`` in the workspace (or in ``code``, the kernel's cells) and record the result."""
+def do_check(
+    name: str, path: Path | None, code: list[tuple[str, str]] | None, folder: Path | None, html: bool = False
+) -> int:
+    """Judge ``name`` in the workspace (or in ``code``, the kernel's cells) and record the result; ``html``: print
+    an HTML fragment (for the notebook's check cell: the two codes in two columns) instead of text."""
+    out = io.StringIO() if html else sys.stdout
+    with contextlib.redirect_stdout(out):
+        status, shown = _check(name, path, code, folder)
+    if html:
+        print(f"<pre>{html_escape(out.getvalue().rstrip())}</pre>")
+    if shown is not None:
+        print(_show_solution(name, shown, _width(), html))
+    return status
+
+
+def _check(
+    name: str, path: Path | None, code: list[tuple[str, str]] | None, folder: Path | None
+) -> tuple[int, list[tuple[str, str]] | None]:
+    """Judge and record; print the verdict; return the exit status and, after a pass, the code to show."""
     from .cli import judge
 
     with _history() as history:
@@ -280,8 +314,7 @@ def do_check(name: str, path: Path | None, code: list[tuple[str, str]] | None, f
                     f"{attempt.hints} of 3 hints, {attempt.failed_checks} failed checks"
                 )
             print()
-            print(_show_solution(name, code, _width()))
-        return 0 if outcome.passed else 1
+        return (0, code) if outcome.passed else (1, None)
 
 
 def do_hint(name: str) -> int:
@@ -415,6 +448,7 @@ def build_parser(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     what.add_argument("--clock", action="store_true", help="show the attempt's clock ticking")
     parser.add_argument("--file", help="the workspace to check (default: the attempt's)")
     parser.add_argument("--code-from-stdin", action="store_true", help=argparse.SUPPRESS)  # the check() cell's
+    parser.add_argument("--html", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--seed", type=int, help=argparse.SUPPRESS)
     return parser
 
@@ -434,8 +468,8 @@ def main(args: argparse.Namespace) -> int:
             if args.code_from_stdin:
                 request = json.loads(sys.stdin.read())
                 code = [(str(i), str(s)) for i, s in request["cells"]]
-                return do_check(args.name, None, code, Path(request["folder"]))
-            return do_check(args.name, Path(args.file) if args.file else None, None, None)
+                return do_check(args.name, None, code, Path(request["folder"]), args.html)
+            return do_check(args.name, Path(args.file) if args.file else None, None, None, args.html)
         if args.hint:
             return do_hint(args.name)
         if args.give_up:
@@ -477,11 +511,25 @@ def _kernel_cells() -> list[tuple[str, str]]:
     return out
 
 
-def _judge_process(name: str, extra: list[str], stdin: str | None = None) -> None:
-    command = [sys.executable, "-m", "bpe_lab", "drill", name, *extra]
-    env = {**os.environ, "COLUMNS": os.environ.get("COLUMNS", "150")}
+def _judge_process(name: str, extra: list[str], stdin: str | None = None, html: bool = False) -> None:
+    command = [sys.executable, "-m", "bpe_lab", "drill", name, *extra, *(["--html"] if html else [])]
+    env = {**os.environ, "COLUMNS": "160"}
     done = subprocess.run(command, input=stdin, capture_output=True, text=True, env=env)
+    if html and done.stdout.startswith(("<pre>", "<div")):
+        from IPython.display import HTML, display
+
+        display(HTML(done.stdout))  # made by the judge's process, the learner's code escaped
+        if done.stderr.strip():
+            print(done.stderr.rstrip())
+        return
     print((done.stdout + done.stderr).rstrip())
+
+
+def _in_notebook() -> bool:
+    try:
+        return type(get_ipython()).__name__ == "ZMQInteractiveShell"  # type: ignore[name-defined]  # noqa: F821
+    except NameError:
+        return False
 
 
 def check(name: str) -> None:
@@ -497,7 +545,7 @@ def check(name: str) -> None:
     if os.environ.get(JUDGING) or os.environ.get("NBGRADER_EXECUTION"):
         return
     request = json.dumps({"cells": _kernel_cells(), "folder": os.getcwd()})
-    _judge_process(name, ["--check", "--code-from-stdin"], request)
+    _judge_process(name, ["--check", "--code-from-stdin"], request, html=_in_notebook())
 
 
 def hint(name: str) -> None:
