@@ -166,7 +166,7 @@ def cell_points(nb: dict[str, Any]) -> dict[str, list[float]]:
 
 
 def py_definitions(text: str, name: str = "file") -> list[tuple[str, str]]:
-    """What to run of a plain ``.py`` file (or of one cell), as one ``(name, source)``: its imports, definitions
+    r"""What to run of a plain ``.py`` file (or of one cell), as one ``(name, source)``: its imports, definitions
     and assignments; every other top-level statement (a print, a call, a loop, ``if __name__ == ...``) is blanked
     out, so line numbers stay those of the file.
 

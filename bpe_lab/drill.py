@@ -196,13 +196,13 @@ def side_by_side(left: str, right: str, titles: tuple[str, str], width: int) -> 
     """Two texts in two columns (each cut to fit ``width`` characters), or one under the other when narrow.
 
     Example:
-        >>> print(side_by_side("a = 1", "b = 2", ("yours", "model"), 40))
-        yours               | model
-        a = 1               | b = 2
+        >>> print(side_by_side("a = 1", "b = 2", ("yours", "model"), 70))
+        yours                             | model
+        a = 1                             | b = 2
     """
     a, b = left.rstrip().splitlines(), right.rstrip().splitlines()
     column = (width - 3) // 2
-    if column < 40 and width >= 40 or width <= 0:
+    if column < 30:
         rule = "-" * max(min(width, 80), 20)
         return "\n".join([f"{titles[0]}:", *a, rule, f"{titles[1]}:", *b])
     cut = [(line if len(line) <= column else line[: column - 1] + "…") for line in a]

@@ -11,7 +11,6 @@ Example:
     ...     history.hint(attempt.id)
     ...     history.current("merge").hints
     1
-    1
 """
 
 from __future__ import annotations

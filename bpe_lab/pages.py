@@ -71,8 +71,8 @@ def test_notes(name: str) -> list[str]:
     """The note of each of ``name``'s test cells, in the order of its check's parts (``[]`` if none is known).
 
     Example:
-        >>> test_notes("merge")[1][:9]
-        'Overlaps:'
+        >>> test_notes("merge")[1][:30]
+        'test_merge_overlaps: Overlaps:'
     """
     try:
         return [f"{t['cell']}: {t['note']}" if t["note"] else t["cell"] for t in exercise(name).tests]

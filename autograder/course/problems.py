@@ -14,6 +14,11 @@ stub exactly as learners get it), :func:`build` makes:
   Only the opt-in distribution ``bpe-lab-solutions`` ships it.
 
 One source: drill and notebook never disagree, and ``release --check`` reports either file stale (:func:`stale`).
+
+Example:
+    >>> found = HEADING.search("## Exercise 2 · `merge(ids, pair, new_id)` <span>(easy · 15 minutes · 4 points)</span>")
+    >>> found["title"], found["difficulty"], found["minutes"]
+    ('`merge(ids, pair, new_id)`', 'easy', '15')
 """
 
 from __future__ import annotations

@@ -44,8 +44,8 @@ def refuse_answer_keys(names: Iterable[str]) -> None:
         >>> try:
         ...     refuse_answer_keys(["bpe_lab_solutions"])
         ... except AnswerKeyVisible as exc:
-        ...     print(str(exc)[:47])
-        bpe-lab-solutions holds the model solutions: a
+        ...     print(str(exc)[:44])
+        bpe-lab-solutions holds the model solutions:
     """
     for name in names:
         if canonicalize_name(name) in NEVER:
