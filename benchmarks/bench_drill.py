@@ -9,11 +9,15 @@ A small exercise (``merge`` by default, done as the course's solution does it) i
 * ``drill (judge)``: what the drill prints as the time to judge (the worker's start, the learner's code, the public
   cases), without the command's own start-up.
 
+Both run warm: after one run that is not counted, with the bytecode of every module cached (``PYTHONPYCACHEPREFIX``
+in the temporary folder), as an installed package has it.
+
 Wall times count the other jobs of a shared machine; the ``cpu`` columns (user + system seconds of the command and
 its children) are what the same work takes on a quiet one, and the load average is printed first. Usage::
 
     python benchmarks/bench_drill.py                       # merge, 7 runs
     python benchmarks/bench_drill.py --name pretokenize --runs 5 --baseline-root /path/to/main
+    python benchmarks/bench_drill.py --python /path/to/learner-venv/bin/python   # the drill as a learner runs it
 """
 
 from __future__ import annotations
@@ -55,6 +59,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--name", default="merge", help="the exercise (default: merge)")
     parser.add_argument("--runs", type=int, default=7)
     parser.add_argument("--baseline-root", type=Path, help="the course checkout whose bpe-lab check is the baseline")
+    parser.add_argument("--python", default=sys.executable, help="the interpreter of the drill (a learner's venv)")
     args = parser.parse_args(argv)
     exercise = pages.exercise(args.name)
     print(f"load average: {' '.join(f'{x:.2f}' for x in os.getloadavg())}; {os.cpu_count()} cores")
@@ -71,12 +76,17 @@ def main(argv: list[str] | None = None) -> int:
             stub = exercise.needs.get(name, exercise.stub).rstrip()
             text = text.replace(stub, done.rstrip(), 1)
         workspace.write_text(text, encoding="utf-8")
-        env = {**os.environ, "PYTHONPATH": str(ROOT), "BPE_LAB_DATA": str(folder / "data")}
+        # warm: the bytecode of every module cached (as an installed package has it; PYTHONDONTWRITEBYTECODE off)
+        env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+        env.update(PYTHONPATH=str(ROOT), BPE_LAB_DATA=str(folder / "data"), PYTHONPYCACHEPREFIX=str(folder / "pyc"))
+        if args.python != sys.executable:  # a learner's venv: its own bpe_lab, nothing of this checkout
+            env.pop("PYTHONPATH")
         base_env = {**env, "PYTHONPATH": str(args.baseline_root or ROOT)}
         check = [sys.executable, "-m", "bpe_lab", "check", str(notebook), "--function", args.name]
-        drill_command = [sys.executable, "-m", "bpe_lab", "drill", args.name, "--check", "--file", str(workspace)]
+        drill_command = [args.python, "-m", "bpe_lab", "drill", args.name, "--check", "--file", str(workspace)]
         rows: dict[str, list[tuple[float, float]]] = {"check": [], "drill": []}
         judged: list[float] = []
+        _run(check, base_env, folder), _run(drill_command, env, folder)  # the warm-up: bytecode written
         for _ in range(args.runs):  # interleaved, so that a change of load hits both alike
             wall, cpu, _ = _run(check, base_env, folder)
             rows["check"].append((wall, cpu))

@@ -28,7 +28,6 @@ import os
 import re
 import signal
 import sys
-import sysconfig
 import threading
 import warnings
 import weakref
@@ -243,6 +242,8 @@ def _call(fn: Callable[..., Any], args: Sequence[Any], time_limit: float) -> Out
 @functools.cache
 def _not_the_learners() -> tuple[str, ...]:
     """The folders of the toolkit, the standard library and the installed packages (not the learner's code)."""
+    import sysconfig  # here: importing it costs a tenth of a second of start-up
+
     paths = sysconfig.get_paths()
     folders = {os.path.dirname(__file__), paths["stdlib"], paths["purelib"], paths["platlib"], sys.prefix,
                sys.base_prefix}  # fmt: skip
@@ -316,6 +317,11 @@ def verdict(
     check_mutation: bool = True,
 ) -> CheckFailed | None:
     """The failure of one call (``args`` as they were, ``given`` as the function left them), or ``None``."""
+    if outcome.earlier is None and not outcome.timed_out and outcome.error is None:  # the common case: no text
+        if not check_mutation or all(same(before, after) for before, after in zip(args, given)):
+            reason = judge(outcome.value, expected, tuple(given))
+            if reason is None:
+                return None
     text = format_call(name, args)
     if outcome.earlier is not None:
         first, shown = outcome.earlier
