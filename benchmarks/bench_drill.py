@@ -38,7 +38,7 @@ sys.path.insert(0, str(ROOT))
 
 import nbformat  # noqa: E402
 
-from autograder import sample_class  # noqa: E402
+from autograder.course import sample_class  # noqa: E402
 from bpe_lab import drill, pages  # noqa: E402
 
 

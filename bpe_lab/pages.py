@@ -1,6 +1,6 @@
 """The drill's problem pages, shipped as data: one per exercise of the course, in the course's order.
 
-``bpe_lab/data/drill/exercises.json`` is written by ``python -m autograder release`` (:mod:`autograder.problems`)
+``bpe_lab/data/drill/exercises.json`` is written by ``python -m autograder release`` (:mod:`autograder.course.problems`)
 from the exercises' own text in the source notebooks, so a page says what the notebook says: the contract and
 conventions, the three nested hints, the given code, the stub (and the stubs of the graded functions it may call),
 the examples (the visible part of its test cells) and each test cell's note. No model solution is in it.

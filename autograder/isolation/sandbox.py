@@ -200,7 +200,7 @@ def refuse_visible_answer_keys() -> None:
     Raises:
         SandboxUnavailable: ``bpe_lab_solutions`` is importable here; the message says how to fix it.
     """
-    from autograder import learner_install
+    from . import learner_install
 
     found = learner_install.answer_keys_importable()
     if found:

@@ -2,7 +2,7 @@
 
 ``solution(name)`` gives one exercise's model solution as ``{"solution": source, "complexity": text, "calls": [...]}``
 (``calls``: the graded functions it uses, whose model solutions come with it). The data is written by the course's
-``python -m autograder release`` from the source notebooks (``autograder.problems``). Not for graded courses: the
+``python -m autograder release`` from the source notebooks (``autograder.course.problems``). Not for graded courses: the
 grader refuses a kernel that can import this package.
 
 Example:

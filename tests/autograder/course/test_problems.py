@@ -12,7 +12,7 @@ from autograder.course import problems
 from bpe_lab import pages
 from bpe_lab.selfcheck import HIDDEN_CHECKS
 
-COURSE = Path(__file__).resolve().parents[2]
+COURSE = Path(__file__).resolve().parents[3]
 
 
 def test_the_committed_pages_and_solutions_are_what_release_makes():

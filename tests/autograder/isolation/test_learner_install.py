@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from autograder import learner_install, sandbox
-from autograder.kernel import LimitedKernelManager
+from autograder.isolation import learner_install, sandbox
+from autograder.isolation.kernel import LimitedKernelManager
 
-COURSE = Path(__file__).resolve().parents[2]
+COURSE = Path(__file__).resolve().parents[3]
 SOLUTIONS = COURSE / "learner" / "solutions"
 
 
@@ -53,7 +53,7 @@ def test_grading_without_the_sandbox_refuses_where_the_solutions_can_be_imported
     assert learner_install.answer_keys_importable() == ["bpe_lab_solutions"]
     with pytest.raises(sandbox.SandboxUnavailable, match="pip uninstall bpe-lab-solutions"):
         LimitedKernelManager(sandbox="off")
-    from autograder.judge import worker_session
+    from autograder.isolation.judge import worker_session
 
     limits = {"sandbox": "off", "memory_limit": 0, "cpu_limit": 0, "process_limit": 0}
     with pytest.raises(sandbox.SandboxUnavailable, match="the model solutions"):
