@@ -234,7 +234,7 @@ def _show_solution(name: str, code: list[tuple[str, str]], width: int, html: boo
     yours = _function_source(code, name) or "(no definition found)"
     titles = ("your code", "the model solution")
     uses = f" It uses the model {', '.join(model['calls'])} (`--give-up` on each shows it)." if model["calls"] else ""
-    after = f"Complexity of the model solution: {model['complexity']}{uses}"
+    after = f"Complexity of the model solution: {model['complexity'] or 'not stated'}.{uses}".replace("..", ".")
     if html:
         return _two_columns_html(yours, model["solution"], titles) + f"<pre>{html_escape(after)}</pre>"
     return f"{side_by_side(yours, model['solution'], titles, width)}\n{after}"
