@@ -170,3 +170,20 @@ def test_an_exception_names_the_learners_line(tmp_path: Path) -> None:
     (outcome,) = cli.check_notebook(path).outcomes
     assert "raised: IndexError" in outcome.message
     assert "line 3 of your mine.py: return out + [ids[len(ids)]]" in outcome.message
+
+
+def test_a_function_that_reaches_a_failing_graded_one_through_a_helper_is_told_to_fix_that_first(tmp_path: Path):
+    path = tmp_path / "mine.py"
+    path.write_text(
+        "def pretokenize(text, pattern):\n"
+        "    return text.split()  # wrong: the spaces vanish\n\n\n"
+        "def chunks_of(text, pattern):\n"
+        "    return [list(c.encode()) for c in pretokenize(text, pattern)]\n\n\n"
+        "def encode_bytes(text, merges, pattern):\n"
+        "    return [i for ids in chunks_of(text, pattern) for i in ids]  # no merging either\n",
+        encoding="utf-8",
+    )
+    outcomes = {o.name: o for o in cli.check_notebook(path).outcomes}
+    assert not outcomes["pretokenize"].passed and not outcomes["encode_bytes"].passed
+    assert "note: encode_bytes calls your pretokenize, which fails its own check" in outcomes["encode_bytes"].message
+    assert "fix pretokenize first" in outcomes["encode_bytes"].message
