@@ -332,7 +332,11 @@ def main(argv: list[str] | None = None) -> int:
     drill_mode.build_parser(drill)
     args = parser.parse_args(argv)
     if args.command == "drill":
-        return drill_mode.main(args)
+        try:
+            return drill_mode.main(args)
+        except BrokenPipeError:  # the output piped into a command that stopped reading (head): not an error here
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            return 0
     try:
         report = check_notebook(args.notebook, args.function)
     except NotebookError as exc:
