@@ -1,10 +1,13 @@
-"""``python -m bpe_lab check NOTEBOOK``: the self-check of a whole notebook from the command line, in about a second.
+"""``python -m bpe_lab check NOTEBOOK``: the self-check of a whole notebook (or ``.py`` file) from the command line.
 
 The notebook's own definitions (its exercise cells, its given code and the cells that only define names: imports,
-constants, functions) run in a fresh Python process, without Jupyter; cells that draw, print or test are skipped.
-Then each graded function of the notebook goes through :func:`bpe_lab.selfcheck.check`, the same check as a
-``check("merge")`` cell: the public cases with their expected answers, smallest first, so a failure names the
-smallest input the function gets wrong. The points are the notebook's own (the points of its test cells); a graded
+constants, functions; of a ``.py`` file, its imports, definitions and assignments) run in a second Python process,
+without Jupyter (:mod:`bpe_lab.worker`); cells that draw, print or test are skipped. Then each graded function of
+the notebook goes through :func:`bpe_lab.selfcheck.check_parts` in this process, the same checks as a
+``check("merge")`` cell, calling the learner's functions in the other (:mod:`bpe_lab.remote`): the public cases
+with their expected answers, smallest first, so a failure names the smallest input the function gets wrong, and
+the test cell it is about. Nothing the learner's code prints or patches reaches this process's verdict.
+The points are the notebook's own (the points of its test cells); a graded
 course grades on other inputs (a private seed) and in a sandbox, so a full score here is a strong sign, not a
 grade.
 
@@ -17,7 +20,6 @@ import argparse
 import ast
 import json
 import os
-import subprocess
 import sys
 import time
 from dataclasses import dataclass, field
@@ -26,10 +28,13 @@ from typing import Any
 
 from . import cells
 
-__all__ = ["NotebookError", "Outcome", "check_notebook", "definitions", "graded_functions", "main"]
+__all__ = [
+    "NotebookError", "Outcome", "check_notebook", "definitions", "graded_functions", "judge", "main", "py_definitions"
+]  # fmt: skip
 
 RUN_TIMEOUT = 60.0
-"""Seconds the whole run may take (each call of a learner's function also has its own limit of 2 s)."""
+"""Seconds of CPU time the learner's code may take while it loads (each call of a learner's function also has its
+own limit of 2 s)."""
 
 
 class NotebookError(Exception):
@@ -45,6 +50,7 @@ class Outcome:
     message: str = ""
     points: float = 0.0
     possible: float = 0.0
+    cases: int = 0
 
 
 @dataclass
@@ -55,6 +61,7 @@ class Report:
     outcomes: list[Outcome] = field(default_factory=list)
     cell_errors: list[str] = field(default_factory=list)
     seconds: float = 0.0
+    unit: str = "points"
 
     @property
     def score(self) -> float:
@@ -158,61 +165,134 @@ def cell_points(nb: dict[str, Any]) -> dict[str, list[float]]:
     return out
 
 
-# The child process: runs the definitions, then the checks, and prints one JSON line of results. It imports only
-# bpe_lab (the learner's toolkit) and the standard library.
-_CHILD = r"""
-import contextlib, io, json, os, sys
-request = json.loads(sys.stdin.read())
-namespace = {"__name__": "__main__"}
-errors = []
-os.environ["NBGRADER_EXECUTION"] = "autograde"  # a check() cell among the definitions does nothing
-for cell_id, source in request["cells"]:
+def py_definitions(text: str, name: str = "file") -> list[tuple[str, str]]:
+    r"""What to run of a plain ``.py`` file (or of one cell), as one ``(name, source)``: its imports, definitions
+    and assignments; every other top-level statement (a print, a call, a loop, ``if __name__ == ...``) is blanked
+    out, so line numbers stay those of the file.
+
+    Example:
+        >>> py_definitions("import regex\nprint(1)\ndef f():\n    return 2\n", "mine.py")
+        [('mine.py', 'import regex\n\ndef f():\n    return 2\n')]
+    """
     try:
-        with contextlib.redirect_stdout(io.StringIO()):
-            exec(compile(source, cell_id, "exec"), namespace)
-    except BaseException as exc:  # the learner's cell: reported, the others still run
-        errors.append(f"{cell_id}: {type(exc).__name__}: {str(exc)[:200]}")
-del os.environ["NBGRADER_EXECUTION"]
-from bpe_lab.selfcheck import check_parts
-results = []
-for name in request["names"]:
-    if name not in namespace:
-        results.append([name, [], f"{name} is not defined: its cell raised or does not define it"])
-        continue
+        tree = ast.parse(text)
+    except SyntaxError:
+        return [(name, text)]  # run as it is: the worker reports the SyntaxError with its line
+    lines = text.splitlines(keepends=True)
+    for node in tree.body:
+        if not _only_defines(ast.get_source_segment(text, node) or ""):
+            for index in range(node.lineno - 1, node.end_lineno or node.lineno):
+                lines[index] = "\n"
+    return [(name, "".join(lines))]
+
+
+def _defined(text: str) -> list[str]:
+    """The graded functions a ``.py`` file defines at top level, in file order."""
+    from .selfcheck import HIDDEN_CHECKS
+
     try:
-        with contextlib.redirect_stdout(io.StringIO()):
-            parts = check_parts(name, namespace[name], namespace)
-    except Exception as exc:
-        results.append([name, [], f"{type(exc).__name__}: {exc}"])
-        continue
-    shown = [[part, failed is None, "\n".join([str(failed), *getattr(failed, "__notes__", [])]) if failed else ""]
-             for part, count, failed in parts]
-    results.append([name, shown, ""])
-print(json.dumps({"errors": errors, "results": results}))
-"""
+        tree = ast.parse(text)
+    except SyntaxError:
+        return []
+    found = [n.name for n in tree.body if isinstance(n, ast.FunctionDef) and n.name in HIDDEN_CHECKS]
+    return list(dict.fromkeys(found))
+
+
+def judge(
+    folder: str | os.PathLike[str],
+    code: list[tuple[str, str]],
+    names: list[str],
+    points: dict[str, list[float]] | None = None,
+    title: str = "",
+) -> Report:
+    """Judge the learner's ``names`` in ``code`` (``(id, source)`` pieces run in order) on the public cases.
+
+    The code runs in a second process (:class:`bpe_lab.remote.Session`); the checks, the expected answers and the
+    points stay in this one, so nothing the code prints or patches changes the report.
+
+    Args:
+        folder: where the code runs (its working folder).
+        code: the learner's code.
+        names: the graded functions to check, in order.
+        points: each function's points per part (a notebook's test cells); by default 1 per part.
+        title: the report's title (a file name).
+
+    Returns:
+        A :class:`Report`.
+    """
+    from . import pages
+    from .remote import Session
+    from .selfcheck import HIDDEN_CHECKS, JUDGED_BY, check_parts
+
+    start = time.perf_counter()
+    report = Report(title, unit="points" if points is not None else "checks")
+    with Session(folder, cell_timeout=RUN_TIMEOUT) as session:
+        for cell_id, message, where in session.run(code):
+            lines = [f" (line {w[1]} of your {w[0]}: {w[2]})" for w in where if len(w) == 3]
+            report.cell_errors.append(f"{cell_id}: {message}{lines[-1] if lines else ''}")
+        found = session.functions([*names, *JUDGED_BY, *HIDDEN_CHECKS])
+        for name in names:
+            parts_points = (points or {}).get(name) or [1.0] * len(HIDDEN_CHECKS[name])
+            outcome = Outcome(name, False, possible=sum(parts_points))
+            report.outcomes.append(outcome)
+            if name not in found:
+                outcome.message = f"{name} is not defined: its cell raised or does not define it"
+                continue
+            try:
+                parts = check_parts(name, found[name], found)
+            except Exception as exc:  # the judge's data is missing, say
+                outcome.message = f"{type(exc).__name__}: {exc}"
+                continue
+            notes = pages.test_notes(name)
+            outcome.passed = all(failed is None for _, _, failed in parts)
+            outcome.points = sum(p for (_, _, failed), p in zip(parts, parts_points) if failed is None)
+            outcome.cases = sum(count for _, count, _ in parts)
+            for index, (_, _, failed) in enumerate(parts):
+                if failed is not None:
+                    text = "\n".join([str(failed), *getattr(failed, "__notes__", [])])
+                    if index < len(notes):
+                        text += f"\n(the test cell {notes[index]})"
+                    outcome.message = text
+                    break
+    report.seconds = time.perf_counter() - start
+    return report
 
 
 def check_notebook(path: str | os.PathLike[str], only: list[str] | None = None) -> Report:
-    """Check the graded functions of the notebook at ``path`` (or ``only`` those) on the public cases.
+    """Check the graded functions of the notebook (or plain ``.py`` file) at ``path`` on the public cases.
 
     Args:
-        path: a course notebook (a release notebook with the exercises done, or any copy of it).
-        only: the functions to check (default: every graded function of the notebook).
+        path: a course notebook (a release notebook with the exercises done, or any copy of it), a drill's
+            workspace, or a ``.py`` file that defines graded functions.
+        only: the functions to check (default: every graded function of the notebook, or that the file defines).
 
     Returns:
-        A :class:`Report`: one :class:`Outcome` per function, in the notebook's order.
+        A :class:`Report`: one :class:`Outcome` per function, in the notebook's order. A notebook's points are its
+        test cells'; a ``.py`` file's are 1 per part of each check.
 
     Raises:
-        NotebookError: the notebook cannot be read, or ``only`` names a function it does not define.
+        NotebookError: the file cannot be read, or ``only`` names a function it does not define.
 
     Example:
         >>> check_notebook("01_pair_counts_and_merge.ipynb").score  # doctest: +SKIP
         8.0
     """
-    start = time.perf_counter()
     notebook = Path(path)
-    nb = _read(notebook)
-    names = graded_functions(nb)
+    points: dict[str, list[float]] | None
+    if notebook.suffix == ".py":
+        try:
+            text = notebook.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            raise NotebookError(f"{notebook}: no such file") from None
+        except (OSError, UnicodeDecodeError) as exc:
+            raise NotebookError(f"{notebook}: not a readable file ({type(exc).__name__}: {exc})") from None
+        code, names, points = py_definitions(text, notebook.name), _defined(text), None
+    else:
+        nb = _read(notebook)
+        code, names, points = definitions(nb), graded_functions(nb), cell_points(nb)
+        if not names:  # a drill's workspace: no test cells, the graded functions it defines
+            names = _defined("\n\n".join(src for _, src in definitions(nb) if _only_defines(src)))
+            points = None
     if only:
         unknown = [n for n in only if n not in names]
         if unknown:
@@ -221,53 +301,12 @@ def check_notebook(path: str | os.PathLike[str], only: list[str] | None = None) 
                 f"it grades {', '.join(names) or 'none'}"
             )
         names = [n for n in names if n in only]
-    request = json.dumps({"cells": definitions(nb), "names": names})
-    report = Report(notebook.name)
-    try:
-        done = subprocess.run(
-            [sys.executable, "-c", _CHILD],
-            input=request,
-            capture_output=True,
-            text=True,
-            timeout=RUN_TIMEOUT,
-            cwd=notebook.resolve().parent,
-        )
-    except subprocess.TimeoutExpired:
-        report.cell_errors.append(f"the notebook's definitions ran past {RUN_TIMEOUT:g} s (a loop at top level?)")
-        report.outcomes = [Outcome(n, False, "not checked: the run ran out of time") for n in names]
-        return _unchecked(report, nb)
-    lines = done.stdout.strip().splitlines()
-    try:
-        data = json.loads(lines[-1])
-    except (IndexError, json.JSONDecodeError):
-        tail = (done.stderr.strip().splitlines() or ["no output"])[-1]
-        report.cell_errors.append(f"the run stopped before reporting (exit {done.returncode}): {tail[:200]}")
-        report.outcomes = [Outcome(n, False, "not checked: the run stopped") for n in names]
-        return _unchecked(report, nb)
-    report.cell_errors = list(data["errors"])
-    table = cell_points(nb)
-    for name, parts, message in data["results"]:
-        cells_of = table.get(name, [])
-        outcome = Outcome(name, bool(parts) and all(ok for _, ok, _ in parts), message)
-        outcome.possible = sum(cells_of)
-        if parts:  # the parts come in the order of the function's test cells, one each
-            outcome.points = sum(p for (_, ok, _), p in zip(parts, cells_of) if ok)
-            outcome.message = next((text for _, ok, text in parts if not ok), "")
-        report.outcomes.append(outcome)
-    report.seconds = time.perf_counter() - start
-    return report
-
-
-def _unchecked(report: Report, nb: dict[str, Any]) -> Report:
-    table = cell_points(nb)
-    for outcome in report.outcomes:
-        outcome.possible = sum(table.get(outcome.name, []))
-    return report
+    return judge(notebook.resolve().parent, code, names, points, notebook.name)
 
 
 def format_report(report: Report) -> str:
     """The report as the terminal shows it: one line per function, a failure's three lines under it."""
-    lines = [f"{report.notebook}: {report.score:g} of {report.possible:g} points on the public cases"]
+    lines = [f"{report.notebook}: {report.score:g} of {report.possible:g} {report.unit} on the public cases"]
     for error in report.cell_errors:
         lines.append(f"  a cell raised: {error}")
     for outcome in report.outcomes:
@@ -280,13 +319,24 @@ def format_report(report: Report) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m bpe_lab check NOTEBOOK [--function NAME ...]`` (also ``bpe-lab check``)."""
+    """``python -m bpe_lab check FILE [--function NAME ...]`` and ``python -m bpe_lab drill ...`` (also
+    ``bpe-lab``; see :mod:`bpe_lab.drill`)."""
     parser = argparse.ArgumentParser(prog="bpe-lab", description="The learner's toolkit of the BPE course.")
     commands = parser.add_subparsers(dest="command", required=True)
-    check = commands.add_parser("check", help="check a notebook's graded functions on the public cases")
-    check.add_argument("notebook", help="a course notebook (.ipynb)")
+    check = commands.add_parser("check", help="check a notebook's (or .py file's) graded functions on the public cases")
+    check.add_argument("notebook", help="a course notebook (.ipynb), a drill's workspace, or a .py file")
     check.add_argument("--function", "-f", action="append", help="check only this function (repeatable)")
+    drill = commands.add_parser("drill", help="one exercise alone, against the clock (a list without a name)")
+    from . import drill as drill_mode
+
+    drill_mode.build_parser(drill)
     args = parser.parse_args(argv)
+    if args.command == "drill":
+        try:
+            return drill_mode.main(args)
+        except BrokenPipeError:  # the output piped into a command that stopped reading (head): not an error here
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            return 0
     try:
         report = check_notebook(args.notebook, args.function)
     except NotebookError as exc:

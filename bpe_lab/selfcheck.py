@@ -33,10 +33,12 @@ from .harness import (
     format_call,
     judge_for,
     make_judge,
+    ordered_cases,
     run_cases,
     show,
     verdict,
 )
+from .worker import called_names
 
 __all__ = ["HIDDEN_CHECKS", "ExampleFailed", "check", "check_parts", "expect", "failing_helpers"]
 
@@ -257,7 +259,10 @@ def _run_part(name: str, fn: Callable[..., Any], part: expected.PublicPart, name
         judge = make_judge(*part.judge)
 
     def expected_of(*args: Any, _answers: dict[str, Any] = part.answers) -> Any:
-        return copy.deepcopy(_answers[repr(args)])
+        return _answers[repr(args)]  # read only: the judges compare, and the learner's function never sees it
+
+    if callable(getattr(fn, "prefetch", None)):  # a function in another process: every case in one exchange
+        fn.prefetch([c.args for c in ordered_cases(part.cases)])
 
     return run_cases(name, learner, part.cases, expected_of, judge)
 
@@ -271,7 +276,8 @@ def _run_public(name: str, fn: Callable[..., Any], namespace: dict[str, Any]) ->
 
 def failing_helpers(fn: Callable[..., Any], namespace: Mapping[str, Any], name: str = "") -> list[str]:
     """The notes to add to a failure of ``fn``: one per graded function it calls by name (``count_pairs`` in a
-    ``train_bpe``) that fails its own public cases, so that the learner fixes that one first.
+    ``train_bpe``), directly or through other functions of the notebook (:func:`bpe_lab.worker.called_names`), that
+    fails its own public cases, so that the learner fixes that one first.
 
     Example:
         >>> def count_pairs(vocab): return {}
@@ -279,9 +285,9 @@ def failing_helpers(fn: Callable[..., Any], namespace: Mapping[str, Any], name: 
         >>> failing_helpers(train_bpe, {"count_pairs": count_pairs})[0][:60]
         'note: train_bpe calls your count_pairs, which fails its own '
     """
-    code = getattr(fn, "__code__", None)
-    names = (*code.co_names, *code.co_freevars) if code else ()  # globals of a notebook, or a closure's names
-    called = [n for n in dict.fromkeys(names) if n in HIDDEN_CHECKS and n != name]
+    calls = getattr(fn, "calls", None)  # a function of the learner's that runs in another process knows its own
+    names = calls if isinstance(calls, list) else called_names(fn, namespace)
+    called = [n for n in names if n in HIDDEN_CHECKS and n != name]
     notes = []
     for helper in called:
         if not callable(namespace.get(helper)):

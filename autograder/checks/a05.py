@@ -102,6 +102,9 @@ def check_pretokenize(fn: Callable[..., Any], time_limit: float = DEFAULT_TIME_L
 def _pretokenize_cases() -> list[Case]:
     cases = [Case((t, p), size=_size(t)) for t in MIXED_TEXTS for p in (GPT2_PATTERN, GPT4_PATTERN)]
     cases += [Case(("ab  cd", r"\S+|\s+"), note="a pattern of your own", size=6)]
+    # a pattern that leaves gaps between its matches: what it does not match is in no chunk (regex.split keeps it)
+    gaps = "what the pattern does not match is in no chunk"
+    cases += [Case(("ab, cd!", r"\w+"), note=gaps, size=7), Case((" x  y ", r"[a-z]"), note=gaps, size=6)]
     return cases + gen.generated([Case((t, GPT4_PATTERN), size=_size(t)) for t in _texts(gen.SEED + 500, 100)])
 
 
@@ -236,6 +239,9 @@ ENCODE_FIXED = {
         Case(("aaa", {(97, 97): 256}, GPT4_PATTERN), size=4),
         # a pair missing from the table is never merged, however good its parts
         Case(("abc", {(97, 98): 256, (98, 99): 257, (97, 257): 258}, GPT4_PATTERN), size=7),
+        # a merge of a later id listed first in the dict, its parts made by earlier merges (as the notebook says,
+        # a merge's parts always have lower ids than its own: no check sends another table)
+        Case(("abcab", {(256, 99): 257, (97, 98): 256, (257, 256): 258}, GPT4_PATTERN), size=9),
     ],
 }
 
@@ -308,6 +314,10 @@ DECODE_FIXED = {
         # an id that is neither a byte nor a new id: ValueError naming it
         Case(([300], {(97, 98): 256}), note=_UNKNOWN, size=2),
         Case(([97, 256, 1000], {(97, 98): 256}), note=_UNKNOWN, size=4),
+        # a negative id is no byte either (vocab[-1], ids[-1] or bytes([-1]) must not stand for it)
+        Case(([-1], {}), note=_UNKNOWN, size=1),
+        Case(([104, -3, 105], {(97, 98): 256}), note=_UNKNOWN, size=4),
+        Case(([-256], {(97, 98): 256}), note=_UNKNOWN, size=2),
     ],
 }
 

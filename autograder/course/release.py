@@ -6,7 +6,8 @@ sorted JSON as nbformat writes it) so that a second release changes nothing, and
 tell whether the committed ``notebooks/`` are stale. The release also writes the data the learner's toolkit ships,
 and ``--check`` compares it too: the chart traces (``bpe_lab/data/traces/``, from :mod:`bpe_ref.traces`) and the
 expected answers of the public cases that the learner's ``check`` reads (``bpe_lab/data/expected/``,
-:mod:`autograder.checks.public_cases`).
+:mod:`autograder.checks.public_cases`), and the drill's problem pages and model solutions
+(:mod:`autograder.course.problems`).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from pathlib import Path
 import nbformat
 
 from ..checks import public_cases
+from . import problems as drill_problems
 from .directory import CourseError, Workspace, assignments
 
 TRACES = Path("bpe_lab") / "data" / "traces"
@@ -78,6 +80,8 @@ def generate(course_root: Path, out: Path, only: list[str] | None = None, *, tra
 
         chart_traces.write(course_root / TRACES)
         public_cases.write(course_root)
+        if not only or set(only) == set(known):  # the drill's pages and model solutions span every assignment
+            drill_problems.write(course_root, out)
     return list(chosen)
 
 
@@ -102,5 +106,7 @@ def stale(course_root: Path, only: list[str] | None = None) -> list[str]:
                     problems.append(f"notebooks/{name}/{rel} is not in the release")
                 elif not filecmp.cmp(fresh / rel, committed / rel, shallow=False):
                     problems.append(f"notebooks/{name}/{rel} is stale")
+        if set(names) == set(assignments(course_root)):  # the drill's pages and model solutions, from every one
+            problems += drill_problems.stale(course_root, Path(tmp))
         # the data the learner's toolkit ships: the charts' traces and the expected answers its check reads
         return problems + chart_traces.stale(course_root / TRACES) + public_cases.stale(course_root)

@@ -586,6 +586,8 @@ def worker_session(
         closed).
     """
     bwrap = sandbox.resolve(limits["sandbox"])
+    if not bwrap:
+        sandbox.refuse_visible_answer_keys()  # no sandbox: the grader's environment must not hold the solutions
     with Session(
         [], call_timeout=call_timeout, cell_timeout=cell_timeout, notebook_timeout=notebook_timeout
     ) as session:

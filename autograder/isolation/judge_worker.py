@@ -29,7 +29,7 @@ import types
 
 from bpe_lab.codec import pack, unpack  # judge.WORKER_SOURCE puts the codec's text here instead
 
-BLOCKED = ("bpe_ref", "autograder", "bpe_lab")
+BLOCKED = ("bpe_ref", "autograder", "bpe_lab", "bpe_lab_solutions")
 
 
 def describe(value):

@@ -54,6 +54,8 @@ class LimitedKernelManager(AsyncKernelManager):
         self._bwrap = sandbox.resolve(self.sandbox)  # SandboxUnavailable: fail closed, before any student code
         if self._bwrap:
             sandbox.allowed_site_entries(tuple(self.extra_distributions))  # SandboxUnavailable: names a bad one
+        else:
+            sandbox.refuse_visible_answer_keys()  # no sandbox: this environment must not hold the model solutions
         self._cgroup: Cgroup | None = None
         if self._bwrap:
             self._socket_dir = tempfile.mkdtemp(prefix="bpe-kernel-")

@@ -17,6 +17,7 @@ from __future__ import annotations
 import functools
 import importlib.metadata
 import importlib.resources
+import importlib.util
 import os
 from collections.abc import Iterable
 
@@ -25,6 +26,39 @@ from packaging.utils import canonicalize_name
 
 KERNEL_RUNTIME = ("ipykernel",)
 """What runs the notebooks' code itself (the learner's JupyterLab brings it too; the grader starts it directly)."""
+
+NEVER = {"bpe-lab-solutions": "bpe_lab_solutions"}
+"""Distributions (and their import names) that student code must never see: ``bpe-lab-solutions`` holds the model
+solutions of the drill (``learner/solutions``). Asking for one, or for anything that needs one, is refused."""
+
+
+class AnswerKeyVisible(ValueError):
+    """Student code would be able to import the model solutions (``bpe-lab-solutions``)."""
+
+
+def refuse_answer_keys(names: Iterable[str]) -> None:
+    """Raise :class:`AnswerKeyVisible` if a distribution of ``names`` (canonical or not) is one of :data:`NEVER`.
+
+    Example:
+        >>> refuse_answer_keys(["matplotlib", "regex"])
+        >>> try:
+        ...     refuse_answer_keys(["bpe_lab_solutions"])
+        ... except AnswerKeyVisible as exc:
+        ...     print(str(exc)[:44])
+        bpe-lab-solutions holds the model solutions:
+    """
+    for name in names:
+        if canonicalize_name(name) in NEVER:
+            raise AnswerKeyVisible(
+                f"{canonicalize_name(name)} holds the model solutions: a graded course's student code must never "
+                "import it (take it out of extra_distributions, or out of the students' image)"
+            )
+
+
+def answer_keys_importable() -> list[str]:
+    """The import names of :data:`NEVER` that this interpreter can import (where the grader runs student code
+    itself, without the sandbox, they must be none)."""
+    return [module for module in NEVER.values() if importlib.util.find_spec(module) is not None]
 
 
 def requirements() -> list[str]:
@@ -86,10 +120,20 @@ def distributions(extra: tuple[str, ...] = ()) -> dict[str, importlib.metadata.D
     instructor's student image adds, as requirement strings). Cached per ``extra``.
 
     Raises:
-        ValueError, LookupError: as :func:`dependency_closure`.
+        ValueError, LookupError: as :func:`dependency_closure`. AnswerKeyVisible (a ``ValueError``): ``extra``
+        asks for the model solutions (:data:`NEVER`), or for something that needs them.
     """
-    found = dependency_closure([*requirements(), *KERNEL_RUNTIME])
-    return {**found, **dependency_closure(extra, "the course's extra_distributions")}
+    asked = []
+    for text in extra:
+        try:
+            asked.append(Requirement(text).name)
+        except InvalidRequirement:
+            asked.append(text)  # dependency_closure names it
+    refuse_answer_keys(asked)  # refused by name, installed or not
+    found = {**dependency_closure([*requirements(), *KERNEL_RUNTIME]),
+             **dependency_closure(extra, "the course's extra_distributions")}  # fmt: skip
+    refuse_answer_keys(found)  # needed by what is asked for
+    return found
 
 
 def site_entries(dist: importlib.metadata.Distribution) -> set[str]:

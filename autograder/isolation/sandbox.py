@@ -193,6 +193,24 @@ def site_folders() -> list[str]:
     return sorted(folders)
 
 
+def refuse_visible_answer_keys() -> None:
+    """Refuse to run student code outside the sandbox where the model solutions (``bpe-lab-solutions``) can be
+    imported: there student code sees the grader's own environment.
+
+    Raises:
+        SandboxUnavailable: ``bpe_lab_solutions`` is importable here; the message says how to fix it.
+    """
+    from . import learner_install
+
+    found = learner_install.answer_keys_importable()
+    if found:
+        raise SandboxUnavailable(
+            f"refusing to run student code: {', '.join(found)} (the model solutions, bpe-lab-solutions) can be "
+            "imported in this environment, and without the sandbox student code could import it too. Uninstall it "
+            "(pip uninstall bpe-lab-solutions) or grade in the sandbox, which never shows it."
+        )
+
+
 @functools.lru_cache(maxsize=8)
 def allowed_site_entries(extra_distributions: tuple[str, ...] = ()) -> tuple[str, ...]:
     """The files and folders of :func:`site_folders` that student code sees: those of the learner's install

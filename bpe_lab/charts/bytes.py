@@ -19,6 +19,7 @@ builder returns a placeholder at once, and ``genesis_text`` an empty string).
 
 from __future__ import annotations
 
+import base64
 import html
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -119,7 +120,37 @@ def token_boundaries(rows: Mapping[str, Sequence[bytes]]) -> widgets.Widget:
 
 
 def _pair_label(pair: tuple[int, int], vocab: Mapping[int, bytes]) -> str:
-    return " + ".join(token_label(vocab[i])[0].replace(" ", "␣") for i in pair)
+    """A pair of ids by their bytes, ``t + h`` (``␣`` for a space); an id the vocabulary lacks by its number."""
+    return " + ".join(token_label(vocab[i])[0].replace(" ", "␣") if i in vocab else f"id {i}" for i in pair)
+
+
+def _merge_label(merge: tuple[tuple[int, int], int], vocab: Mapping[int, bytes]) -> str:
+    """A learner's merge ``((a, b), new_id)`` by its bytes, ``t + h -> id 256``; ids it cannot read by number.
+
+    Example:
+        >>> _merge_label(((116, 104), 256), {i: bytes([i]) for i in range(256)})
+        't + h -> id 256'
+    """
+    try:
+        (a, b), new_id = merge
+        return f"{_pair_label((a, b), vocab)} -> id {new_id}"
+    except (TypeError, ValueError):
+        return str(merge)
+
+
+class _Figure(widgets.VBox):
+    """A still chart (its PNG and a caption) whose display also carries the PNG, which a saved notebook keeps and a
+    viewer without widget support shows instead, as the slider charts' (:class:`~bpe_lab.charts.widget.Chart`)."""
+
+    def __init__(self, png: bytes, caption: str) -> None:
+        self.png = png
+        super().__init__([widgets.Image(value=png, format="png"), widgets.HTML(value=caption)])
+
+    def _repr_mimebundle_(self, **kwargs: Any) -> dict[str, Any] | None:
+        bundle = super()._repr_mimebundle_(**kwargs)
+        if bundle is not None:
+            bundle["image/png"] = base64.b64encode(self.png).decode("ascii")
+        return bundle
 
 
 def byte_rounds(
@@ -178,8 +209,8 @@ def byte_rounds(
             return "Training made no merge."
         step = rounds[k - 1]
         parts = [
-            f"Round {k} of {len(rounds)}: the pair {html.escape(str(step.pair))} occurs {step.count} times and "
-            f"becomes id {step.new_id}."
+            f"Round {k} of {len(rounds)}: the pair {html.escape(_pair_label(step.pair, vocab))} "
+            f"(ids {step.pair[0]}, {step.pair[1]}) occurs {step.count} times and becomes id {step.new_id}."
         ]
         if step.tied:
             parts.append(f" {len(step.tied)} other pair(s) have the same count; the one seen first wins.")
@@ -189,7 +220,7 @@ def byte_rounds(
             elif k - 1 < differs:
                 parts.append(f" Your merge agrees here; yours first differs in round {differs + 1}.")
             elif k - 1 == differs:
-                got = html.escape(str(mine[k - 1])) if k - 1 < len(mine) else "nothing"
+                got = html.escape(_merge_label(mine[k - 1], vocab)) if k - 1 < len(mine) else "nothing"
                 parts.append(f" <b style='color:#b00'>Yours differs from this round on: you made {got}.</b>")
         return "".join(parts)
 
@@ -259,4 +290,4 @@ def bytes_per_token(
         f"<small>{data['train_bytes']:,} bytes of training text, {total:,} bytes held out; "
         f"bytes per token at {', '.join(f'{s}: {r:.2f}' for s, r in zip(sizes, ratios))}.</small>"
     )
-    return widgets.VBox([widgets.Image(value=image, format="png"), widgets.HTML(value=text)])
+    return _Figure(image, text)

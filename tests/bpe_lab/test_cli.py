@@ -78,7 +78,9 @@ def test_a_cell_that_raises_is_reported_and_the_rest_still_checked(tmp_path: Pat
         "merge": class_01.STUDENTS["merge-no-skip"]["merge"],
     }
     report = cli.check_notebook(_write(tmp_path, sample_class.fill(_release(A01), answers)))
-    assert report.cell_errors == ["get_pair_counts: RuntimeError: half done"]
+    assert report.cell_errors == [
+        "get_pair_counts: RuntimeError: half done (line 1 of your get_pair_counts: raise RuntimeError('half done'))"
+    ]
     assert "not defined" in report.outcomes[0].message and "returned:" in report.outcomes[1].message
 
 
@@ -116,3 +118,72 @@ def test_definitions_keep_the_given_code_and_leave_out_what_draws_or_tests() -> 
     kept = [cell_id for cell_id, _ in cli.definitions(nb)]
     assert kept[0] == "given_code" and "pretokenize" in kept and "encode_ranks" in kept
     assert not [k for k in kept if k.startswith(("chart_", "test_", "check_"))]
+
+
+FORGED_PASS = """def merge(ids, pair, new_id):
+    return list(ids)
+
+print("01_pair_counts_and_merge.ipynb: 8 of 8 points on the public cases")
+print('{"errors": [], "results": [["get_pair_counts", [["basic", true, ""]], ""], ["merge", [["basic", true, ""]]]]}')
+import os
+os._exit(0)
+"""
+
+PATCHED_CHECKS = """import sys, types
+
+def merge(ids, pair, new_id):
+    return list(ids)
+
+for _name in ("bpe_lab.selfcheck", "bpe_lab.harness", "bpe_lab.expected"):
+    _fake = types.ModuleType(_name)
+    _fake.check_parts = lambda name, fn, namespace=None: [("basic", 1, None), ("overlaps", 1, None)]
+    _fake.run_cases = lambda *args, **kwargs: 1
+    sys.modules[_name] = _fake
+"""
+
+
+@pytest.mark.parametrize("hostile", [FORGED_PASS, PATCHED_CHECKS], ids=["forged-pass-and-exit-0", "patched-checks"])
+def test_a_notebook_cannot_forge_its_result(tmp_path: Path, hostile: str) -> None:
+    """The learner's code runs in another process than the judge: a printed "8 of 8" and an early exit 0, or the
+    check modules replaced before they import, change nothing of the report or the exit status."""
+    answers = {"get_pair_counts": "def get_pair_counts(ids):\n    return {}\n", "merge": hostile}
+    path = _write(tmp_path, sample_class.fill(_release(A01), answers))
+    done = subprocess.run([sys.executable, "-m", "bpe_lab", "check", str(path)], capture_output=True, text=True)
+    assert done.returncode == 1, done.stdout
+    assert done.stdout.startswith(f"{A01}.ipynb: 0 of 8 points on the public cases"), done.stdout
+    assert "FAIL get_pair_counts" in done.stdout and "FAIL merge" in done.stdout
+
+
+def test_a_plain_py_file_is_checked_one_point_per_part(tmp_path: Path) -> None:
+    path = tmp_path / "mine.py"
+    merge = class_01.STUDENTS["merge-no-skip"]["merge"]
+    path.write_text(f"{merge}\n\nprint(merge([1, 2], (1, 2), 3))\n", encoding="utf-8")
+    report = cli.check_notebook(path)
+    assert [o.name for o in report.outcomes] == ["merge"] and report.unit == "checks"
+    assert (report.score, report.possible) == (1.0, 2.0)  # its "basic" part passes, "overlaps" not
+    assert "returned:" in report.outcomes[0].message
+
+
+def test_an_exception_names_the_learners_line(tmp_path: Path) -> None:
+    path = tmp_path / "mine.py"
+    path.write_text("def merge(ids, pair, new_id):\n    out = []\n    return out + [ids[len(ids)]]\n", "utf-8")
+    (outcome,) = cli.check_notebook(path).outcomes
+    assert "raised: IndexError" in outcome.message
+    assert "line 3 of your mine.py: return out + [ids[len(ids)]]" in outcome.message
+
+
+def test_a_function_that_reaches_a_failing_graded_one_through_a_helper_is_told_to_fix_that_first(tmp_path: Path):
+    path = tmp_path / "mine.py"
+    path.write_text(
+        "def pretokenize(text, pattern):\n"
+        "    return text.split()  # wrong: the spaces vanish\n\n\n"
+        "def chunks_of(text, pattern):\n"
+        "    return [list(c.encode()) for c in pretokenize(text, pattern)]\n\n\n"
+        "def encode_bytes(text, merges, pattern):\n"
+        "    return [i for ids in chunks_of(text, pattern) for i in ids]  # no merging either\n",
+        encoding="utf-8",
+    )
+    outcomes = {o.name: o for o in cli.check_notebook(path).outcomes}
+    assert not outcomes["pretokenize"].passed and not outcomes["encode_bytes"].passed
+    assert "note: encode_bytes calls your pretokenize, which fails its own check" in outcomes["encode_bytes"].message
+    assert "fix pretokenize first" in outcomes["encode_bytes"].message

@@ -85,7 +85,7 @@ def _drew(cell: nbformat.NotebookNode) -> bool:
 
 
 def test_the_answer_key_is_not_importable_there(learner_python: Path, tmp_path: Path) -> None:
-    names = ("bpe_ref", "autograder", "tiktoken", "nbgrader")
+    names = ("bpe_ref", "autograder", "tiktoken", "nbgrader", "bpe_lab_solutions")
     probe = f"import importlib.util as u; print([n for n in {names!r} if u.find_spec(n)])"
     done = _run(learner_python, "-c", probe, cwd=tmp_path)
     assert done.returncode == 0, done.stderr

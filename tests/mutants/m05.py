@@ -60,8 +60,10 @@ def train_bytes(text, vocab_size, pattern):
 """
 )
 
+# encode_bytes's own helper, named apart from train_bytes's: in one namespace a mutant of one never changes the other
+_MERGE_CHUNK = _MERGE.replace("merge_ids", "merge_chunk")
 _ENCODE = (
-    _MERGE
+    _MERGE_CHUNK
     + """
 def encode_bytes(text, merges, pattern):
     out = []
@@ -72,7 +74,7 @@ def encode_bytes(text, merges, pattern):
             if not present:
                 break
             best = min(present, key=merges.get)
-            ids = merge_ids(ids, best, merges[best])
+            ids = merge_chunk(ids, best, merges[best])
         out.extend(ids)
     return out
 """
@@ -106,6 +108,12 @@ def pretokenize(text, pattern):
         "regex-split": """
 def pretokenize(text, pattern):
     return regex.split(pattern, text)
+""",
+        # regex.split with the pattern as a group: the matches and every gap between them (the issue's finding:
+        # right on GPT-2's and GPT-4's patterns, which leave no gaps).
+        "split-keeps-gaps": """
+def pretokenize(text, pattern):
+    return [piece for piece in regex.split("(" + pattern + ")", text) if piece]
 """,
         # Always GPT-4's pattern, whatever pattern is given.
         "ignores-pattern": """
@@ -206,7 +214,7 @@ def encode_bytes(text, merges, pattern):
             "best = min(present, key=merges.get)", "best = next(p for p in merges if p in present)"
         ),
         # All occurrences merged from the right end of a chunk.
-        "merge-from-right": _ENCODE.replace(_MERGE, _MERGE_FROM_RIGHT),
+        "merge-from-right": _ENCODE.replace(_MERGE_CHUNK, _MERGE_FROM_RIGHT.replace("merge_ids", "merge_chunk")),
         # Sorts the table it is given by new id, in place: right ids, but the caller's dict changed.
         "sorts-table-in-place": _ENCODE.replace(
             "    out = []\n",
@@ -224,6 +232,25 @@ def encode_bytes(text, merges, pattern):
         "dict-order": _DECODE.replace("sorted(merges.items(), key=lambda kv: kv[1])", "merges.items()"),
         # No check of unknown ids: a KeyError instead of a ValueError.
         "keyerror": _DECODE.replace('            raise ValueError(f"unknown id {i}")', "            pass"),
+        # Only ids above 255 are checked: a negative id indexes the byte table from its end (vocab as a list).
+        "negative-from-end": """
+def decode_bytes(ids, merges):
+    vocab = [bytes([i]) for i in range(256)]
+    for (a, b), new_id in sorted(merges.items(), key=lambda kv: kv[1]):
+        vocab.append(vocab[a] + vocab[b])
+    for i in ids:
+        if i >= len(vocab):
+            raise ValueError(f"unknown id {i}")
+    return b"".join(vocab[i] for i in ids).decode("utf-8", errors="replace")
+""",
+        # Only ids above 255 are checked: a negative id reaches bytes(), whose ValueError does not name it.
+        "negative-to-bytes": _DECODE.replace(
+            "        if i not in vocab:", "        if i > 255 and i not in vocab:"
+        ).replace('b"".join(vocab[i] for i in ids)', 'b"".join(vocab.get(i) or bytes([i]) for i in ids)'),
+        # Unknown ids above 255 raise; a negative one is skipped.
+        "negative-skipped": _DECODE.replace(
+            "        if i not in vocab:", "        if i > 255 and i not in vocab:"
+        ).replace('b"".join(vocab[i] for i in ids)', 'b"".join(vocab[i] for i in ids if i in vocab)'),
         # A ValueError that does not say which id is unknown.
         "unnamed-id": _DECODE.replace('raise ValueError(f"unknown id {i}")', 'raise ValueError("unknown id")'),
     },
@@ -421,3 +448,8 @@ def encode_ranks(text, mergeable_ranks, pattern, special_tokens):
 """,
     },
 }
+
+# Every encode_bytes names its helper merge_chunk, never train_bytes's merge_ids: graded in one namespace (the
+# learner's check of a whole notebook), a mutant's helper must not change the other function.
+for _table in (MUTANTS, CORRECT):
+    _table["encode_bytes"] = {k: v.replace("merge_ids", "merge_chunk") for k, v in _table["encode_bytes"].items()}

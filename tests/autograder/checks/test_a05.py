@@ -2,6 +2,7 @@
 with a three-line message on the smallest input, and the GPT-4 part expects tiktoken's own ids."""
 
 import pytest
+import regex
 
 from autograder.checks import a05 as checks
 from autograder.checks.a05 import CheckFailed
@@ -65,12 +66,19 @@ def test_ties_by_value_pass_basic_and_fail_ties():
 
 
 def test_decoding_token_by_token_and_strict_decoding_fail_partial_only():
-    def each(ids, merges):
+    def known(ids, merges):  # unknown ids refused as the notebook says: the variants differ only in decoding
         vocab = ref.vocab_bytes(merges)
+        for i in ids:
+            if i not in vocab:
+                raise ValueError(f"unknown id {i}")
+        return vocab
+
+    def each(ids, merges):
+        vocab = known(ids, merges)
         return "".join(vocab[i].decode("utf-8", errors="replace") for i in ids)
 
     def strict(ids, merges):
-        vocab = ref.vocab_bytes(merges)
+        vocab = known(ids, merges)
         return b"".join(vocab[i] for i in ids).decode("utf-8", errors="strict")
 
     for fn in (each, strict):
@@ -86,10 +94,55 @@ def test_an_unknown_id_must_raise_value_error():
 
     lines = _message(checks.check_decode_bytes, keyerror, "partial")
     assert lines == [
-        "decode_bytes([300], {(97, 98): 256})  # an id that is not a byte or a new id: ValueError naming it",
+        "decode_bytes([-1], {})  # an id that is not a byte or a new id: ValueError naming it",
         "  expected: ValueError",
-        "  raised: KeyError: 300",
+        "  raised: KeyError: -1",
     ]
+
+
+@pytest.mark.parametrize("variant", ["from-the-end", "bytes-of-it", "skipped"])
+def test_a_negative_id_is_unknown_too(variant: str) -> None:
+    """Three ways to check only ids above 255: each gets the fixed negative case wrong."""
+
+    def decode(ids, merges):
+        vocab = ref.vocab_bytes(merges)
+        out = []
+        for i in ids:
+            if i > 255 and i not in vocab:
+                raise ValueError(f"unknown id {i}")
+            if i < 0 and variant == "from-the-end":
+                out.append(bytes([256 + i]))
+            elif i < 0 and variant == "bytes-of-it":
+                out.append(bytes([i]))  # ValueError: bytes must be in range(0, 256), not naming the id
+            elif i >= 0:
+                out.append(vocab[i])
+        return b"".join(out).decode("utf-8", errors="replace")
+
+    checks.check_decode_bytes(decode, "basic")
+    first = _message(checks.check_decode_bytes, decode, "partial")[0]
+    assert first.startswith("decode_bytes([-1], {})"), first
+
+
+def test_a_pattern_with_gaps_drops_what_it_does_not_match():
+    def split(text, pattern):  # right on the two patterns of the notebook, which leave no gaps
+        return [piece for piece in regex.split("(" + pattern + ")", text) if piece]
+
+    lines = _message(checks.check_pretokenize, split)
+    assert lines == [
+        "pretokenize(' x  y ', '[a-z]')  # what the pattern does not match is in no chunk",
+        "  expected: ['x', 'y']",
+        "  returned: [' ', 'x', '  ', 'y', ' ']",
+    ]
+
+
+@pytest.mark.parametrize("spec", [checks.ENCODE_BYTES, checks.DECODE_BYTES], ids=lambda s: s.function)
+def test_every_table_the_checks_give_keeps_the_rule_the_notebook_states(spec) -> None:
+    """05 promises that a merge's two ids are bytes or new ids of merges with lower ids: no case breaks it."""
+    for part in spec.parts.values():
+        for case in part.cases():
+            merges = case.args[1]
+            for (a, b), new_id in merges.items():
+                assert all(x < 256 or (x in merges.values() and x < new_id) for x in (a, b)), (case.args, a, b)
 
 
 def test_replaying_the_dict_fails_rank_only():

@@ -137,7 +137,10 @@ def test_every_failure_of_every_check_has_the_call_the_expected_and_the_returned
     for kind, fn in kinds.items():
         lines = _three_lines(_failure(check, part, fn), name)
         reasons[kind] = lines[2]
-    assert reasons["raises"] == "  raised: ValueError: max() arg is an empty sequence"
+    raised = "  raised: ValueError: max() arg is an empty sequence"
+    if name == "decode_bytes" and part == "partial":  # its smallest case must raise a ValueError naming the id -1
+        raised += " (name the unknown id, -1, in the message)"
+    assert reasons["raises"] == raised
     assert reasons["not a function"].startswith("  raised: TypeError: 'int' object is not callable")
     if "changes its argument" in reasons:
         assert "changed argument" in reasons["changes its argument"]
@@ -187,8 +190,8 @@ def _decode_unnamed(ids, merges):
 
 def test_an_unknown_id_not_named_in_the_value_error_fails_with_the_three_lines():
     lines = _three_lines(_failure(a05.check_decode_bytes, "partial", _decode_unnamed), "decode_bytes")
-    assert lines[0].startswith("decode_bytes([300], {(97, 98): 256})")
-    assert lines[2] == "  raised: ValueError: unknown id (name the unknown id, 300, in the message)"
+    assert lines[0].startswith("decode_bytes([-1], {})")  # the smallest unknown id: a negative one
+    assert lines[2] == "  raised: ValueError: unknown id (name the unknown id, -1, in the message)"
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -259,3 +262,18 @@ def test_every_example_fails_with_the_call_the_expected_and_the_returned_value(a
                 name = message.split("(")[0]
                 assert name in GRADED, message
                 _three_lines(message, name)
+
+
+def test_a_trainer_that_makes_one_merge_too_many_is_told_so_not_to_stop_early():
+    def one_more(word_freqs, num_merges):
+        return bpe_ref.train_bpe(word_freqs, num_merges + 1)
+
+    def no_stop(word_freqs, num_merges):  # goes on when no pair is left, repeating the last merge
+        merges = bpe_ref.train_bpe(word_freqs, num_merges)
+        return merges + merges[-1:] * (num_merges - len(merges)) if merges else merges
+
+    too_many = _three_lines(_failure(checks.check_train_bpe, "basic", one_more), "train_bpe")[2]
+    assert too_many.endswith("were asked, stop after that many rounds)"), too_many
+    assert "no pair is left" not in too_many
+    stop = _three_lines(_failure(checks.check_train_bpe, "edge", no_stop), "train_bpe")[2]
+    assert stop.endswith("then no pair is left: stop early)"), stop

@@ -90,3 +90,28 @@ def test_genesis_ships_with_the_toolkit_and_is_empty_while_grading(tmp_path, mon
 def test_bytes_per_token_refuses_empty_held_out_text():
     with pytest.raises(ValueError, match="held-out text"):
         bytes_per_token("some training text", "", [256, 260], r"\S+")
+
+
+def test_byte_rounds_name_merges_by_their_bytes_in_the_caption_too():
+    merges = bytelevel.train_bytes(TEXT, 262, GPT4_PATTERN)
+    wrong = dict(list(merges.items())[:2]) | {(104, 117): 258}  # "h" + "u", where the course merges another pair
+    chart = byte_rounds(TEXT, 262, GPT4_PATTERN, merges=wrong)
+    assert "you made h + u -&gt; id 258" in chart.caption.value
+    chart.slider.value = 1
+    first = next(iter(merges))
+    assert f"(ids {first[0]}, {first[1]})" in chart.caption.value and str(first) not in chart.caption.value
+
+
+@pytest.mark.parametrize(
+    "build",
+    [
+        lambda: byte_rounds(TEXT, 262, GPT4_PATTERN),
+        lambda: bytes_per_token(TEXT * 4, TEXT, [256, 258, 262], GPT4_PATTERN, gpt4=False),
+    ],
+    ids=["byte_rounds", "bytes_per_token"],
+)
+def test_a_chart_of_05_leaves_a_png_in_the_saved_notebook(build):
+    import base64
+
+    bundle = build()._repr_mimebundle_()
+    assert base64.b64decode(bundle["image/png"])[:8] == b"\x89PNG\r\n\x1a\n"

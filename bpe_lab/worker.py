@@ -1,0 +1,203 @@
+"""The process that runs a learner's code for the command-line check and the drill, and nothing else.
+
+``bpe-lab check`` and ``bpe-lab drill NAME --check`` judge in their own process (:mod:`bpe_lab.remote`) and run the
+learner's code here, in a second process started as ``python -c "from bpe_lab.worker import main; main()"``. So what
+the learner's code does (print a forged "8 of 8", replace the checks in ``sys.modules``, exit early) happens in a
+process whose only say is its answers to calls: the judge compares those plain values (numbers, strings, lists,
+tuples, dicts, sets, bytes) with the expected answers in its own process, and counts the points itself.
+
+Requests arrive one JSON object a line on the process's stdin, replies leave one a line on a private copy of its
+stdout; before any of the learner's code runs, file descriptors 0, 1 and 2 point at ``/dev/null``, so a print is
+dropped and never read as a reply. Requests (``op``) and replies:
+
+* ``run`` ``{"cells": [[id, source], ...], "timeout": s}``: the cells in order in one namespace, each with a CPU
+  time limit; replies ``{"errors": [[id, "Type: message", where], ...]}`` for the cells that raised.
+* ``lookup`` ``{"names": [...]}``: replies ``{"names": {name: {"kind": "function", "calls": [...]} | {"kind":
+  "missing"} | {"kind": "value"}}}``; ``calls`` lists the functions of the namespace it reaches by name, directly
+  or through others (:func:`called_names`).
+* ``call`` ``{"name", "args", "limit"}``: calls the function with ``limit`` seconds of CPU time; replies ``{"value",
+  "args_after", "alias"}`` (``alias``: the index of the argument it returned itself), ``{"raised": {"type",
+  "message", "where"}}``, ``{"timed_out": true}`` or ``{"unreadable": "type"}`` (not plain data).
+* ``calls`` ``{"name", "calls": [args, ...], "limit"}``: the same for each argument list in turn, up to the first
+  that runs out of time; replies ``{"answers": [...]}``.
+
+``where`` lists ``[cell id, line number, line]`` of the learner's own lines an exception passed through.
+"""
+
+from __future__ import annotations
+
+import builtins
+import json
+import os
+import signal
+import sys
+import types
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from .codec import pack, unpack
+
+JUDGING = "BPE_LAB_JUDGING"
+"""Set in this process's environment: a ``check()`` or drill cell among the learner's code does nothing here."""
+
+
+def called_names(fn: Callable[..., Any], namespace: Mapping[str, Any]) -> list[str]:
+    """The functions of ``namespace`` that ``fn`` calls by name, directly or through each other (its inner
+    functions and closures included), in the order first met.
+
+    Example:
+        >>> def pretokenize(text): return text.split()
+        >>> def chunks(text): return pretokenize(text)
+        >>> def train(text): return [len(c) for c in chunks(text)]
+        >>> called_names(train, {"pretokenize": pretokenize, "chunks": chunks, "train": train})
+        ['chunks', 'pretokenize']
+    """
+    seen: dict[str, None] = {}
+    todo = [fn]
+    while todo:
+        code = getattr(todo.pop(0), "__code__", None)
+        codes = [code] if code is not None else []
+        while codes:
+            current = codes.pop()
+            codes += [c for c in current.co_consts if isinstance(c, types.CodeType)]
+            for name in (*current.co_names, *current.co_freevars):
+                target = namespace.get(name)
+                if name not in seen and target is not fn and isinstance(target, types.FunctionType):
+                    seen[name] = None
+                    todo.append(target)
+    return list(seen)
+
+
+class _OutOfTime(BaseException):
+    pass
+
+
+def _on_prof(signum: int, frame: Any) -> None:
+    raise _OutOfTime
+
+
+class _cpu_limit:
+    """Raise :class:`_OutOfTime` in the running code after ``seconds`` of this process's CPU time."""
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+
+    def __enter__(self) -> None:
+        signal.signal(signal.SIGPROF, _on_prof)
+        signal.setitimer(signal.ITIMER_PROF, max(self.seconds, 0.001))
+
+    def __exit__(self, *exc: object) -> None:
+        signal.setitimer(signal.ITIMER_PROF, 0)
+
+
+SOURCES: dict[str, str] = {}
+
+
+def where(exc: BaseException) -> list[list[Any]]:
+    """The last three of the learner's lines ``exc`` passed through, as ``[cell id, line number, line]``."""
+    out = []
+    tb = exc.__traceback__
+    while tb is not None:
+        name = tb.tb_frame.f_code.co_filename
+        if name.startswith("<cell ") and name.endswith(">"):
+            cell = name[6:-1]
+            lines = SOURCES.get(cell, "").splitlines()
+            text = lines[tb.tb_lineno - 1].strip() if 0 < tb.tb_lineno <= len(lines) else ""
+            out.append([cell, tb.tb_lineno, text[:200]])
+        tb = tb.tb_next
+    return out[-3:]
+
+
+def _error(exc: BaseException) -> dict[str, Any]:
+    try:
+        message = str(exc).splitlines()[0][:300] if str(exc) else ""
+    except BaseException:
+        message = ""
+    return {"type": type(exc).__name__, "message": message, "where": where(exc)}
+
+
+class _Silent:
+    """``get_ipython()`` here: any attribute or call gives another silent object and does nothing."""
+
+    def __getattr__(self, name: str) -> _Silent:
+        return _Silent()
+
+    def __call__(self, *args: Any, **kwargs: Any) -> _Silent:
+        return _Silent()
+
+
+def _call(namespace: dict[str, Any], name: str, packed: list[Any], limit: float) -> dict[str, Any]:
+    """One call of the learner's ``name`` on the packed arguments, as the reply to send."""
+    try:
+        args = [unpack(a) for a in packed]
+        with _cpu_limit(limit):
+            value = namespace[name](*args)
+    except _OutOfTime:
+        return {"timed_out": True}
+    except BaseException as exc:  # the judge decides what it means
+        return {"raised": _error(exc)}
+    alias = next((i for i, a in enumerate(args) if value is a), None)
+    try:
+        return {"value": None if alias is not None else pack(value), "alias": alias,
+                "args_after": [pack(a) for a in args]}  # fmt: skip
+    except BaseException:
+        return {"unreadable": type(value).__name__}
+
+
+def main() -> None:
+    """Serve requests until stdin closes (see the module's docstring)."""
+    requests = os.fdopen(os.dup(0), "r", encoding="utf-8")
+    replies = os.fdopen(os.dup(1), "w", encoding="utf-8")
+    null = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1, 2):
+        os.dup2(null, fd)
+    sys.stdin = open(os.devnull, encoding="utf-8")
+    sys.stdout = sys.stderr = open(os.devnull, "w", encoding="utf-8")
+    os.environ[JUDGING] = "1"
+    os.environ["NBGRADER_EXECUTION"] = "autograde"  # a notebook's check("...") cells do nothing here
+    silent = _Silent()
+    namespace: dict[str, Any] = {"__name__": "__main__", "__builtins__": builtins, "get_ipython": lambda: silent}
+    namespace["display"] = silent.display
+
+    def reply(message: dict[str, Any]) -> None:
+        replies.write(json.dumps(message) + "\n")
+        replies.flush()
+
+    for line in requests:
+        request = json.loads(line)
+        op = request.get("op")
+        if op == "run":
+            errors = []
+            for cell_id, source in request["cells"]:
+                SOURCES[cell_id] = source
+                try:
+                    with _cpu_limit(float(request.get("timeout", 60.0))):
+                        exec(compile(source, f"<cell {cell_id}>", "exec"), namespace)
+                except _OutOfTime:
+                    errors.append([cell_id, f"TimeoutError: ran past {request.get('timeout', 60.0):g} s", []])
+                except BaseException as exc:  # the learner's error: reported, the next cell runs
+                    info = _error(exc)
+                    errors.append([cell_id, f"{info['type']}: {info['message']}".rstrip(": "), info["where"]])
+            reply({"errors": errors})
+        elif op == "lookup":
+            found: dict[str, Any] = {}
+            for name in request["names"]:
+                value = namespace.get(name)
+                if name not in namespace:
+                    found[name] = {"kind": "missing"}
+                elif callable(value):
+                    found[name] = {"kind": "function", "calls": called_names(value, namespace)}
+                else:
+                    found[name] = {"kind": "value"}
+            reply({"names": found})
+        elif op == "call":
+            reply(_call(namespace, request["name"], request["args"], float(request["limit"])))
+        elif op == "calls":  # the cases of one check at once: one exchange instead of one per case
+            answers = []
+            for args in request["calls"]:
+                answers.append(_call(namespace, request["name"], args, float(request["limit"])))
+                if answers[-1].get("timed_out"):
+                    break  # a function out of time is not called again
+            reply({"answers": answers})
+        else:
+            reply({"raised": {"type": "ProtocolError", "message": f"unknown op {op!r}", "where": []}})
