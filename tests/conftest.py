@@ -1,10 +1,32 @@
-"""Shared fixtures: the course directory (the repository root)."""
+"""Shared fixtures (the course directory, the repository root) and the ``needs`` marker (tests/needs.py)."""
 
 from pathlib import Path
 
 import pytest
 
+from tests import needs
+
 ROOT = Path(__file__).resolve().parent.parent
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers", f"needs(*what): skip, saying why, where this machine lacks one of: {', '.join(needs.PROBES)}"
+    )
+
+
+def pytest_report_header(config: pytest.Config) -> list[str]:
+    lines = needs.header()
+    if needs.missing("sandbox"):
+        lines.append("without a sandbox, the tests not marked needs('sandbox') grade with --sandbox off (fail closed")
+        lines.append("  is tested by faking its absence; scores do not depend on isolation, the attacks' do)")
+    return lines
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        for reason in needs.skip_reasons(item):
+            item.add_marker(pytest.mark.skip(reason=reason))
 
 
 @pytest.fixture(scope="session")
@@ -42,11 +64,11 @@ def _repository_stays_clean():
 @pytest.fixture(autouse=True, scope="session")
 def _grade_unisolated_where_bubblewrap_is_missing():
     """Without bubblewrap, `grade` refuses to run student code (fail closed). The suite then grades with the sandbox
-    off, said here explicitly; the attacks that need isolation skip (tests/autograder/test_adversarial.py)."""
+    off, said in the run's header; every test whose assertions need isolation is marked ``needs("sandbox")`` and
+    skips, saying why."""
     from autograder.course import directory as course
-    from autograder.isolation import sandbox
 
-    if sandbox.bubblewrap() is not None:
+    if needs.missing("sandbox") is None:
         yield
         return
     original = course.load_config

@@ -823,10 +823,19 @@ NEEDS_SANDBOX = {
     "attack-postgres-socket", "attack-network", "attack-devices-and-processes", "attack-read-secret",
     "attack-kill-everything", "attack-kill-parent", "attack-fork-bomb", "attack-forked-memory", "attack-fill-disk",
     "attack-nested-folders", "attack-orphan-process", "attack-threads", "attack-read-toolkit-data",
-    "attack-patch-toolkit", "attack-reference-libraries",
+    "attack-patch-toolkit", "attack-reference-libraries", "attack-tiktoken-encode-ranks",
 }  # fmt: skip
-"""Attacks that would harm the machine or other students without isolation: without bubblewrap they are not built
-(the tests that need them skip, saying why)."""
+"""Attacks that need isolation: they would harm the machine or other students without it, or only the sandbox gives
+their expected outcome (the reference's libraries out of reach). Without bubblewrap they are not built, and the
+tests of them, marked ``needs("sandbox")`` (:func:`params`), skip, saying why."""
+
+
+def params(attacks):
+    """``attacks`` as pytest parameters, sorted; those of :data:`NEEDS_SANDBOX` marked ``needs("sandbox")``."""
+    import pytest
+
+    return [pytest.param(a, marks=pytest.mark.needs("sandbox")) if a in NEEDS_SANDBOX else a for a in sorted(attacks)]
+
 
 SANDBOX_PROBES = {
     "attack-read-hidden-tests": "FOUND 0",
@@ -986,14 +995,17 @@ OTHER_OUTCOMES = {
 }  # fmt: skip
 
 
-def build_other(course_root, folder):
-    """Write :data:`OTHER_ATTACKS` into ``folder`` as ``<attack>/<assignment>/<assignment>.ipynb``; returns names."""
-    for name, (assignment, answers) in OTHER_ATTACKS.items():
+def build_other(course_root, folder, sandboxed=True):
+    """Write :data:`OTHER_ATTACKS` (without isolation, all but :data:`NEEDS_SANDBOX`) into ``folder`` as
+    ``<attack>/<assignment>/<assignment>.ipynb``; returns their names."""
+    built = sorted(name for name in OTHER_ATTACKS if sandboxed or name not in NEEDS_SANDBOX)
+    for name in built:
+        assignment, answers = OTHER_ATTACKS[name]
         release = nbformat.read(course_root / "notebooks" / assignment / f"{assignment}.ipynb", 4)
         target = folder / name / assignment / f"{assignment}.ipynb"
         target.parent.mkdir(parents=True, exist_ok=True)
         nbformat.write(sample_class.fill(release, answers(course_root)), target)
-    return sorted(OTHER_ATTACKS)
+    return built
 
 
 # ---------------------------------------------------------------------------------------------------------------

