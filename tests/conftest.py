@@ -23,10 +23,69 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
     return lines
 
 
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+SHARED_FIXTURES = ("graded_sample_class",)
+"""Session fixtures that grade a class: every test that uses one is in one worker group, so it is graded once."""
+
+FIRST = (
+    "mutants-judged-in-process",
+    "tests/autograder/test_adversarial_nbgrader.py",
+    "tests/autograder/test_adversarial.py",
+    "graded_sample_class",
+    "tests/mutants/test_mutants.py::test_under_five_seeds_every_mutant_is_killed_and_no_correct_answer_loses_a_point",
+    "tests/bpe_lab/test_learner_install.py",
+    "tests/autograder/test_instructor_workflow.py",
+)
+"""The longest work units, longest first (measured: README's test command, ``--durations``): a worker that starts
+one while the other takes the many short tests keeps both busy until the end, with no long unit left for last."""
+
+
+def worker_group(item: pytest.Item) -> str | None:
+    """The unit of work a test belongs to under ``--dist loadgroup`` (its ``xdist_group``), or ``None`` for a test
+    that may run on any worker on its own.
+
+    A test marked ``xdist_group`` is in that group; a test that uses a :data:`SHARED_FIXTURES` fixture is in that
+    fixture's group (one worker grades the class, once); a notebook's cells (nbval) and the tests of a file whose
+    module-scoped fixtures they use are in their file's group (one kernel, one set-up); any other test is free, so
+    the workers share the short tests evenly.
+    """
+    path = item.nodeid.split("::")[0]
+    for mark in item.iter_markers("xdist_group"):  # a test file's own grouping
+        return str(mark.args[0] if mark.args else mark.kwargs.get("name", "default"))
+    used = getattr(item, "fixturenames", ())
+    for name in SHARED_FIXTURES:
+        if name in used:
+            return name
+    if path.endswith(".ipynb"):
+        return path
+    info = getattr(item, "_fixtureinfo", None)
+    for definitions in info.name2fixturedefs.values() if info else ():
+        if definitions and definitions[-1].scope in ("module", "package", "class"):
+            return path
+    return None
+
+
+_GROUP = pytest.StashKey[str | None]()
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]):
+    """Before every other hook: the skips of ``needs`` and the ``xdist_group`` marks (pytest-xdist reads them).
+    After them all (pytest's ordering by fixture scope included, which it keeps within each unit): the units of
+    :data:`FIRST` first, in its order, every other test where it was (scripts/test.sh passes
+    ``--no-loadscope-reorder``, so that pytest-xdist hands the units out in this order)."""
     for item in items:
         for reason in needs.skip_reasons(item):
             item.add_marker(pytest.mark.skip(reason=reason))
+        item.stash[_GROUP] = group = worker_group(item)
+        if group is not None and not any(item.iter_markers("xdist_group")):
+            item.add_marker(pytest.mark.xdist_group(group))
+    yield
+
+    def rank(item: pytest.Item) -> int:
+        unit = item.stash.get(_GROUP, None) or item.nodeid
+        return next((i for i, prefix in enumerate(FIRST) if unit.startswith(prefix)), len(FIRST))
+
+    items[:] = sorted(items, key=rank)  # stable: each unit's tests stay together and in order
 
 
 @pytest.fixture(scope="session")
