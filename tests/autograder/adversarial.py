@@ -1136,12 +1136,17 @@ def run_nbgrader_autograde(course_root, class_folder, workdir, *, timeout=1800):
         raise Unisolated(f"the copied config runs {names} with sandbox {loaded.LimitedKernelManager.get('sandbox')!r}")
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(course_root), os.environ.get("PYTHONPATH", "")])}
 
+    generated = set()
+
     def autograde(students, assignments=(ASSIGNMENT,)):
         for assignment in assignments:
-            for command in (["generate_assignment", assignment, "--force"], ["autograde", assignment, "--force"]):
-                students_arg = [f"--student={s}" for s in students] if command[0] == "autograde" else []
-                subprocess.run([sys.executable, "-m", "nbgrader", *command, *students_arg], cwd=root, env=env,
-                               timeout=timeout, capture_output=True, check=False)  # fmt: skip
+            commands = [["autograde", assignment, "--force", *(f"--student={s}" for s in students)]]
+            if assignment not in generated:  # the gradebook's cells, once per assignment
+                commands.insert(0, ["generate_assignment", assignment, "--force"])
+                generated.add(assignment)
+            for command in commands:
+                subprocess.run([sys.executable, "-m", "nbgrader", *command], cwd=root, env=env, timeout=timeout,
+                               capture_output=True, check=False)  # fmt: skip
 
     (root / "submitted").mkdir()
     shutil.copytree(Path(class_folder) / CANARY, root / "submitted" / CANARY)
