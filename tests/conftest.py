@@ -64,7 +64,8 @@ def worker_group(item: pytest.Item) -> str | None:
     return None
 
 
-_GROUP = pytest.StashKey[str | None]()
+GROUP = pytest.StashKey[str | None]()
+"""Where the collected test keeps its :func:`worker_group`."""
 
 
 @pytest.hookimpl(wrapper=True)
@@ -76,13 +77,13 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         for reason in needs.skip_reasons(item):
             item.add_marker(pytest.mark.skip(reason=reason))
-        item.stash[_GROUP] = group = worker_group(item)
+        item.stash[GROUP] = group = worker_group(item)
         if group is not None and not any(item.iter_markers("xdist_group")):
             item.add_marker(pytest.mark.xdist_group(group))
     yield
 
     def rank(item: pytest.Item) -> int:
-        unit = item.stash.get(_GROUP, None) or item.nodeid
+        unit = item.stash.get(GROUP, None) or item.nodeid
         return next((i for i, prefix in enumerate(FIRST) if unit.startswith(prefix)), len(FIRST))
 
     items[:] = sorted(items, key=rank)  # stable: each unit's tests stay together and in order
