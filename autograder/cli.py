@@ -16,6 +16,8 @@ Commands:
   the class got wrong, flagged and late submissions) from a gradebook; ``grade`` and ``demo`` end with it.
 * ``export --db-url URL [--db-url URL ...] [--canvas FILE] [--moodle FILE] [--csv FILE]``: grades in the
   formats an LMS imports, from one gradebook or several (the shards of a class).
+* ``doctor``: one line on the isolation this machine gives student code (which bubblewrap, and why; or none, how
+  to get it and how to opt out), for the course's sandbox mode; exit 1 when grading for marks would refuse.
 """
 
 from __future__ import annotations
@@ -183,6 +185,16 @@ def cmd_report(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_doctor(args: argparse.Namespace) -> int:
+    try:
+        root = _course(args)
+    except CourseError:  # outside a course directory: the grader's default mode
+        root = None
+    line, grades = batch.machine_isolation(root)
+    print(line)
+    return 0 if grades else 1
+
+
 def cmd_export(args: argparse.Namespace) -> int:
     if not (args.canvas or args.moodle or args.csv):
         raise CourseError("export needs at least one of --canvas FILE, --moodle FILE, --csv FILE")
@@ -282,6 +294,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--moodle", help="write a Moodle grade import CSV here")
     p.add_argument("--csv", help="write one row per student and assignment, across every gradebook, here")
     p.set_defaults(func=cmd_export)
+
+    p = sub.add_parser("doctor", help="say in one line what isolation this machine gives student code, and why")
+    p.set_defaults(func=cmd_doctor)
     return parser
 
 

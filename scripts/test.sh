@@ -10,4 +10,5 @@ python -m autograder release --check
 site=$(mktemp -d)
 trap 'rm -rf "$site"' EXIT
 NO_MKDOCS_2_WARNING=1 python -m mkdocs build --strict --site-dir "$site"
-python -m pytest -n 2 --dist loadfile --durations=10 tests solutions --nbval-lax "$@"
+# Work units for the two workers (which tests share a worker, longest first): tests/conftest.py, worker_group and FIRST.
+python -m pytest -n 2 --dist loadgroup --no-loadscope-reorder --durations=25 tests solutions --nbval-lax "$@"

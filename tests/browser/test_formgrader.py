@@ -3,7 +3,8 @@
 Three students of the sample class are graded into a course directory of their own; then a Jupyter server runs
 at that directory and the formgrader must show the assignment's submissions with their scores (none "needs
 autograding"), and open a student's graded notebook for manual review with the judge's failure message in it.
-Screenshots go to ``screenshots/``. Skipped, with the reason, without ``/usr/bin/chromium`` or ``playwright``.
+Screenshots go to ``screenshots/``. Skipped, with the reason, without chromium or ``playwright``
+(``needs("chromium")``).
 """
 
 from __future__ import annotations
@@ -22,13 +23,15 @@ import pytest
 
 from autograder.course import grading, sample_class, submissions
 from autograder.course.directory import make_course_directory
+from tests import needs
+from tests.needs import CHROMIUM_ARGS
 
-from .test_jupyterlab import CHROMIUM, CHROMIUM_ARGS, SHOTS, free_port, playwright_api, step
+from .test_jupyterlab import SHOTS, free_port, step
 
 ROOT = Path(__file__).resolve().parents[2]
 ASSIGNMENT = "01_pair_counts_and_merge"
 STUDENTS = {"correct-loops": 8, "merge-no-skip": 6, "blank": 0}
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.needs("chromium")]
 
 
 @pytest.fixture(scope="module")
@@ -54,7 +57,7 @@ def formgrader(tmp_path_factory):
     )
     url = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 90
+        deadline = time.monotonic() + 300  # backstops only: each wait ends when its condition holds
         while True:
             try:
                 with urllib.request.urlopen(f"{url}/api/status?token={token}", timeout=2):
@@ -73,16 +76,18 @@ def formgrader(tmp_path_factory):
 def test_the_formgrader_shows_the_graded_class_and_a_notebook_to_review(formgrader):
     url, token = formgrader
     SHOTS.mkdir(exist_ok=True)
-    with playwright_api.sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True)
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=needs.chromium(), args=CHROMIUM_ARGS, headless=True)
         page = browser.new_page(viewport={"width": 1300, "height": 900})
         try:
             step("formgrader: log in with the token (a cookie for the formgrader's API calls)")
-            page.goto(f"{url}/tree?token={token}", timeout=60_000)
-            page.wait_for_load_state("networkidle", timeout=60_000)
+            page.goto(f"{url}/tree?token={token}", timeout=180_000)
+            page.wait_for_load_state("networkidle", timeout=180_000)
             step("formgrader: submissions of the assignment")
-            page.goto(f"{url}/formgrader/manage_submissions/{ASSIGNMENT}", timeout=60_000)
-            page.wait_for_selector("text=merge-no-skip", timeout=60_000)
+            page.goto(f"{url}/formgrader/manage_submissions/{ASSIGNMENT}", timeout=180_000)
+            page.wait_for_selector("text=merge-no-skip", timeout=180_000)
             page.wait_for_timeout(1000)
             page.screenshot(path=str(SHOTS / "formgrader-submissions.png"), full_page=True)
             rows = page.locator("tbody tr")
@@ -93,14 +98,14 @@ def test_the_formgrader_shows_the_graded_class_and_a_notebook_to_review(formgrad
             assert "needs autograding" not in page.content().lower()
 
             step("formgrader: manual grading of one submission")
-            page.goto(f"{url}/formgrader/gradebook/{ASSIGNMENT}/{ASSIGNMENT}", timeout=60_000)
+            page.goto(f"{url}/formgrader/gradebook/{ASSIGNMENT}/{ASSIGNMENT}", timeout=180_000)
             # the formgrader lists submissions anonymously ("Submission #n"), the student id in a hidden link
             student = page.locator("a.name-shown", has_text="merge-no-skip")
-            student.wait_for(state="attached", timeout=60_000)
+            student.wait_for(state="attached", timeout=180_000)
             page.wait_for_timeout(1000)
             page.screenshot(path=str(SHOTS / "formgrader-notebook-submissions.png"), full_page=True)
             page.locator("tr", has=student).locator("a:visible").first.click()
-            page.wait_for_selector("text=test_merge_overlaps", timeout=60_000)
+            page.wait_for_selector("text=test_merge_overlaps", timeout=180_000)
             page.wait_for_timeout(1000)
             page.screenshot(path=str(SHOTS / "formgrader-review.png"), full_page=False)
             body = page.content()

@@ -60,6 +60,8 @@ from . import m01, m02, m03, m04, m05
 
 ROOT = Path(__file__).resolve().parents[2]
 MODULES = [m01, m02, m03, m04, m05]
+IN_PROCESS_GROUP = "mutants-judged-in-process"
+"""The worker group (``xdist_group``) of the tests that hold the in-process results (:func:`judged_in_process`)."""
 HIDDEN = "CheckFailed: "
 _MARKERS = re.compile(r"^\s*### (BEGIN|END) SOLUTION\s*\n", re.MULTILINE)
 
@@ -625,6 +627,33 @@ class Report:
         return "\n".join(lines)
 
 
+@dataclass(frozen=True)
+class Judged:
+    """A submission judged in process: every test cell (:func:`run_in_process`), its own cells a second time
+    (``own_only``), and for a mutant its hidden checks alone (:func:`hidden_failures`) and their messages again."""
+
+    cells: list[Cell]
+    again: list[Cell]
+    hidden: dict[str, HiddenFailure]
+    hidden_again: dict[str, HiddenFailure]
+
+
+_JUDGED: dict[tuple[str, int, bool], Judged] = {}
+
+
+def judged_in_process(submission: Submission) -> Judged:
+    """:class:`Judged` for ``submission`` under the current setting (``cases.SEED``, ``cases.FIXED_ONLY``), computed
+    once per process: the per-notebook tests and :func:`run` hold the same results to their rules."""
+    key = (submission.student, cases.SEED, cases.FIXED_ONLY)
+    if key not in _JUDGED:
+        cells = run_in_process(submission)
+        hidden = hidden_failures(submission) if submission.mutant else {}
+        again = run_in_process(submission, own_only=True)
+        hidden_again = hidden_failures(submission, recompute=False) if submission.mutant else {}
+        _JUDGED[key] = Judged(cells, again, hidden, hidden_again)
+    return _JUDGED[key]
+
+
 def run(out: Path, jobs: int = 2, only: Iterable[str] | None = None, nbgrader: bool = True) -> Report:
     """Build every submission, judge it in process (twice) and through nbgrader (a subset twice); hold the rules.
 
@@ -633,13 +662,14 @@ def run(out: Path, jobs: int = 2, only: Iterable[str] | None = None, nbgrader: b
     seconds: dict[str, float] = {}
     start = time.perf_counter()
     subs = submissions(only)
-    local = {s.student: run_in_process(s) for s in subs}
-    again = {s.student: run_in_process(s, own_only=True) for s in subs}  # the mutants' own cells, once more
-    hidden = {s.student: hidden_failures(s) for s in subs if s.mutant}
+    judged = {s.student: judged_in_process(s) for s in subs}
+    local = {student: j.cells for student, j in judged.items()}
+    again = {student: j.again for student, j in judged.items()}  # the mutants' own cells, once more
+    hidden = {s.student: judged[s.student].hidden for s in subs if s.mutant}
     problems = compare(local, again, "two in-process runs")
     for sub in subs:  # every hidden check of a mutant, run a second time
         if sub.mutant:
-            second = hidden_failures(sub, recompute=False)
+            second = judged[sub.student].hidden_again
             problems += same_hidden_messages(sub.student, hidden[sub.student], second)
     seconds["in process"] = time.perf_counter() - start
     graded, regraded = local, []

@@ -36,17 +36,16 @@ def test_every_variant_is_in_a_notebook_and_each_notebook_holds_at_most_one_muta
         assert not any(harness.calls(v.code, sub.mutant.function) for v in sub.variants if v.kind == "correct")
 
 
+@pytest.mark.xdist_group(harness.IN_PROCESS_GROUP)  # on the worker of the nbgrader test, which judges the same
 @pytest.mark.parametrize("sub", MUTANT_NOTEBOOKS + OTHER_NOTEBOOKS, ids=lambda s: s.student)
 def test_in_process_every_rule_holds_and_a_second_run_gives_the_same(sub):
-    first = harness.run_in_process(sub)
-    hidden = {sub.student: harness.hidden_failures(sub)} if sub.mutant else {}
-    _, problems = harness.verdicts([sub], {sub.student: first}, hidden=hidden)
+    judged = harness.judged_in_process(sub)  # judged once per worker: test_mutants_nbgrader.py compares nbgrader's
+    hidden = {sub.student: judged.hidden} if sub.mutant else {}
+    _, problems = harness.verdicts([sub], {sub.student: judged.cells}, hidden=hidden)
     assert problems == []
-    again = harness.run_in_process(sub, own_only=True)
-    assert harness.compare({sub.student: first}, {sub.student: again}, "two runs") == []
+    assert harness.compare({sub.student: judged.cells}, {sub.student: judged.again}, "two runs") == []
     if sub.mutant:
-        second = harness.hidden_failures(sub, recompute=False)
-        assert harness.same_hidden_messages(sub.student, hidden[sub.student], second) == []
+        assert harness.same_hidden_messages(sub.student, judged.hidden, judged.hidden_again) == []
 
 
 def test_a_survivor_and_a_false_fail_are_reported():

@@ -1,7 +1,8 @@
 """Mutation testing through nbgrader: every mutant notebook graded by `grade`, the table printed.
 
-In a file of its own so that the test runner's workers (one file each) share the suite's slowest tests; the rules
-and the layout are described in :mod:`tests.mutants.harness`.
+The rules and the layout are described in :mod:`tests.mutants.harness`. It runs on the worker of the in-process tests
+(``xdist_group``): both hold the same in-process results (:func:`tests.mutants.harness.judged_in_process`), judged
+once.
 """
 
 import pytest
@@ -12,6 +13,7 @@ ASSIGNMENTS = [module.ASSIGNMENT for module in harness.MODULES]
 
 
 @pytest.mark.slow
+@pytest.mark.xdist_group(harness.IN_PROCESS_GROUP)
 def test_through_nbgrader_every_mutant_is_killed_and_no_correct_answer_loses_a_point(tmp_path):
     report = harness.run(tmp_path, jobs=2)
     print(report.text())

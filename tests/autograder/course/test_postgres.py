@@ -4,31 +4,30 @@ Needs a PostgreSQL server: ``BPE_TEST_POSTGRES_URL`` names a role that may creat
 installs and starts Debian's ``postgresql`` and sets it). Each run uses a database of its own.
 """
 
-import os
 import subprocess
 import sys
 import uuid
 
 import pytest
 
+from tests import needs
+
 from ..expected_scores import EXPECTED
 from ..test_cli import ASSIGNMENT, _write_class
 
-URL = os.environ.get("BPE_TEST_POSTGRES_URL", "")
-pytestmark = [
-    pytest.mark.slow,
-    pytest.mark.skipif(not URL, reason="BPE_TEST_POSTGRES_URL is not set (no PostgreSQL server to test against)"),
-]
+pytestmark = [pytest.mark.slow, pytest.mark.needs("postgres")]
 
 
 @pytest.fixture
 def database():
-    sqlalchemy = pytest.importorskip("sqlalchemy")
+    import sqlalchemy
+
+    url = needs.postgres_url()
     name = f"bpe_test_{uuid.uuid4().hex[:10]}"
-    admin = sqlalchemy.create_engine(URL, isolation_level="AUTOCOMMIT")
+    admin = sqlalchemy.create_engine(url, isolation_level="AUTOCOMMIT")
     with admin.connect() as connection:
         connection.execute(sqlalchemy.text(f'CREATE DATABASE "{name}"'))
-    yield URL.rsplit("/", 1)[0] + "/" + name
+    yield url.rsplit("/", 1)[0] + "/" + name
     with admin.connect() as connection:
         connection.execute(sqlalchemy.text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
     admin.dispose()
@@ -41,6 +40,7 @@ def _scores(url, students):
         return {s: gradebook.find_submission(ASSIGNMENT, s).score for s in students}
 
 
+@pytest.mark.needs("sandbox")  # `grade` in a subprocess grades with the course's config: the sandbox required
 def test_two_shards_grade_one_class_into_one_postgres_gradebook(course_root, course_copy, tmp_path, database):
     students = ["blank", "correct-counter", "merge-no-skip", "counts-sorted", "half-done"]
     folder = tmp_path / "submitted"

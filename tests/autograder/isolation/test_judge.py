@@ -239,7 +239,7 @@ def test_the_notebook_budget_stops_everything_after_it():
             s.call("slow", (), {})
 
 
-@pytest.mark.skipif(bubblewrap() is None, reason="bubblewrap is not available")
+@pytest.mark.needs("sandbox")
 def test_the_sandboxed_worker_cannot_read_hidden_files_the_home_folder_or_the_network(tmp_path):
     secret = tmp_path / "secret"
     secret.mkdir()

