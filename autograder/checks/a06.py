@@ -7,7 +7,7 @@ seed), and generated inputs (:data:`autograder.cases.SEED`) only add to them.
 Two parts are measurements, not lists of cases (:attr:`autograder.spec.Spec.measured`):
 
 * ``check_train_fast(fn, "speed")``: on chunk counts of Genesis drawn for the student, the learner's trainer must
-  make the reference's merges and spend at most 1/15 of the CPU time of the course's plain loop
+  make the reference's merges and spend at most 1/12 of the CPU time of the course's plain loop
   (:func:`bpe_ref.scale.train_plain`) on the same counts. While grading, both run in workers of the same kind (the
   plain loop in a fresh one that holds none of the submission's code, so nothing in it can slow the baseline), and
   the grader reads their CPU time from ``/proc``: a ratio of CPU times, the same on a busy machine as on a quiet
@@ -299,7 +299,7 @@ def _train_generated(part: str) -> list[Case]:
     return out
 
 
-SPEED_RATIO = 15.0
+SPEED_RATIO = 12.0
 """How many times less CPU time than the plain loop the learner's trainer must spend on the speed input."""
 SPEED_VOCAB = 256 + 1500
 SPEED_BUDGET = 120.0
@@ -406,7 +406,7 @@ def check_train_fast(fn: Callable[..., Any], part: str = "basic", time_limit: fl
     Parts: ``"basic"``, weighted counts, overlaps, multi-byte characters, ``vocab_size == 256``, the early stop,
     merges left to right, on inputs where no round has a tie; ``"ties"``, ties to the lexicographically largest
     pair of byte strings (whatever the dict's order, bytes not ids); ``"speed"``, the merges of Genesis's chunks with
-    at least 15 times less CPU time than the plain loop (see the module's docstring).
+    at least 12 times less CPU time than the plain loop (see the module's docstring).
 
     Example:
         >>> check_train_fast(ref.train_fast, "ties")

@@ -81,7 +81,7 @@ def time_per_merge(
     merges: Sequence[int] = (100, 200, 400, 800, 1600),
     *,
     plain_up_to: int = 800,
-    required: float = 15.0,
+    required: float = 12.0,
     png: str | Path | None = None,
 ) -> widgets.Widget:
     """Milliseconds of CPU per merge of ``fast`` (yours) and ``plain`` as the number of merges grows (log scale).
