@@ -425,7 +425,10 @@ def _flags(node: ast.AST) -> list[str]:
         called = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
         if called in _READERS:
             flags.append(f"calls {called}() (files, processes or databases)")
-        if called in {"__import__", "exec", "eval", "compile", "globals", "setattr", "import_module"}:
+        builtin = isinstance(func, ast.Name)  # regex.compile(...) is no compile()
+        if called in {"setattr", "import_module"} or (
+            builtin and called in {"__import__", "exec", "eval", "compile", "globals"}
+        ):
             flags.append(f"calls {called}()")
     elif isinstance(node, (ast.Assign, ast.AugAssign)):
         targets = node.targets if isinstance(node, ast.Assign) else [node.target]

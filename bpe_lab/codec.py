@@ -4,7 +4,8 @@ It carries a learner's arguments and answers between the grader and its worker p
 (:mod:`autograder.isolation.judge_worker`, which gets this text in place of its import line: it cannot import packages),
 and the expected answers of the public cases that :func:`bpe_lab.selfcheck.check` reads
 (:mod:`bpe_lab.expected`). Tags: ``{"t": [...]}`` a tuple, ``{"d": [[key, value], ...]}`` a dict (any mapping,
-in its order), ``{"s": [...]}`` a set, ``{"b": "..."}`` bytes (as latin-1 text).
+in its order), ``{"s": [...]}`` a set, ``{"b": "..."}`` bytes (as latin-1 text), ``{"F": [name, "..."]}`` a
+:class:`FileBytes` (a file to make where a function runs, see :mod:`bpe_lab.probes`; never accepted in an answer).
 
 Example:
     >>> pack({("a", "b"): 2})
@@ -19,6 +20,26 @@ import json
 
 MAX_DEPTH = 60
 """How deeply nested a value :func:`pack` takes."""
+
+
+class FileBytes:
+    """A file to make where the function runs: its name (no folder) and its bytes; shown by name and size."""
+
+    def __init__(self, name, data):
+        self.name, self.data = str(name), bytes(data)
+
+    def __repr__(self):
+        head = self.data[:40].decode("utf-8", errors="replace")
+        return f"<file {self.name!r}: {len(self.data):,} bytes, {head!r}{'...' if len(self.data) > 40 else ''}>"
+
+    def __eq__(self, other):
+        return isinstance(other, FileBytes) and (self.name, self.data) == (other.name, other.data)
+
+    def __hash__(self):
+        return hash((self.name, self.data))
+
+    def __deepcopy__(self, memo):
+        return self
 
 
 class Unreadable(Exception):
@@ -55,6 +76,8 @@ def pack(value, depth=0):
         return {"s": [pack(v, depth + 1) for v in value]}
     if isinstance(value, (bytes, bytearray)):
         return {"b": bytes(value).decode("latin-1")}
+    if isinstance(value, FileBytes):
+        return {"F": [value.name, value.data.decode("latin-1")]}
     raise Unreadable(type(value).__name__)
 
 
@@ -77,6 +100,8 @@ def unpack(data):
         return {unpack(v) for v in body}
     if tag == "b":
         return body.encode("latin-1")
+    if tag == "F":
+        return FileBytes(body[0], body[1].encode("latin-1"))
     raise ValueError(f"unknown tag {tag!r}")
 
 
@@ -91,6 +116,8 @@ def _tagged(node):
             return set(body)
         if tag == "b":
             return body.encode("latin-1")
+        if tag == "F" and isinstance(body, list) and len(body) == 2:
+            return FileBytes(body[0], body[1].encode("latin-1"))
     return node
 
 

@@ -71,7 +71,7 @@ def to_json(function: str, parts: list[PublicPart]) -> dict[str, Any]:
     """The JSON object of ``function``'s file (the answers of each case looked up by ``repr`` of its arguments)."""
     named = {a.name: str(a) for p in parts for c in p.cases for a in c.args if isinstance(a, Named)}
     for key in [*named, *(k for p in parts for k in p.judge[1])]:  # no one-key object may look like a tag
-        if key in ("t", "d", "s", "b"):
+        if key in ("t", "d", "s", "b", "F"):
             raise ValueError(f"{key!r} cannot name a pattern or a judge's parameter: it is one of the codec's tags")
     return {
         "function": function,

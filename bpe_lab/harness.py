@@ -625,17 +625,223 @@ def judge_text(returned: Any, expected: Any, args: tuple) -> str | None:
     return None
 
 
+# ---------------------------------------------------------------------------------------------------------------
+# 06: functions of a file and of a stream (the inputs are made where the function runs, by bpe_lab.probes)
+# ---------------------------------------------------------------------------------------------------------------
+
+
+def _runs_remotely(fn: Callable[..., Any]) -> bool:
+    """A function of the grading worker (:class:`autograder.judge.RemoteFunction`), which makes files and streams
+    on its own side."""
+    return hasattr(fn, "_session") and hasattr(getattr(fn, "_session", None), "stream")
+
+
+def _decode_error(exc: BaseException) -> bool:
+    """A ``UnicodeDecodeError``, also as the grader re-raises it from the worker (by name)."""
+    return any(cls.__name__ == "UnicodeDecodeError" for cls in type(exc).__mro__)
+
+
+def with_files(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``fn`` whose :class:`bpe_lab.codec.FileBytes` arguments become paths of real files (made in a temporary
+    folder here, or by the worker for a function that runs there), with a ``ValueError`` (a ``UnicodeDecodeError``
+    too) returned as :class:`Raised`."""
+    import shutil
+    import tempfile
+
+    from .probes import materialized
+
+    def wrapped(*args: Any) -> Any:
+        folder = None
+        try:
+            if not _runs_remotely(fn):
+                folder = tempfile.mkdtemp(prefix="bpe-files-")
+                args = tuple(materialized(args, folder))
+            return fn(*args)
+        except Exception as exc:
+            if isinstance(exc, ValueError) or _decode_error(exc):
+                return Raised(exc)  # type: ignore[arg-type]
+            raise
+        finally:
+            if folder is not None:
+                shutil.rmtree(folder, ignore_errors=True)
+
+    wrapped._session = getattr(fn, "_session", None) or fn  # type: ignore[attr-defined]
+    wrapped.__name__ = str(getattr(fn, "__name__", "chunk_counts_file"))
+    return wrapped
+
+
+STREAM_KEEP = 100_000
+"""Ids a probe of :func:`streamed` keeps (the checks' streams are shorter; the memory check keeps none)."""
+
+
+def streamed(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``fn(lines, *rest)`` called with ``lines`` (a list of str) fed through a generator, and its result consumed:
+    the probe of :func:`bpe_lab.probes.stream_probe` (ids, laziness), in the worker for a function that runs
+    there."""
+    from .probes import stream_probe
+
+    def wrapped(lines: Any, *rest: Any) -> Any:
+        if _runs_remotely(fn):
+            return fn._session.stream(fn.__name__, list(lines), rest, keep=STREAM_KEEP)[0]  # type: ignore[attr-defined]
+        return stream_probe(fn, list(lines), rest, STREAM_KEEP)
+
+    wrapped._session = getattr(fn, "_session", None) or fn  # type: ignore[attr-defined]
+    wrapped.__name__ = str(getattr(fn, "__name__", "encode_iterable"))
+    return wrapped
+
+
+def _bad_offset(data: Any) -> int | None:
+    try:
+        bytes(data).decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return exc.start
+    except Exception:
+        return None
+    return None
+
+
+def judge_counts_or_error(returned: Any, expected: Any, args: tuple) -> str | None:
+    """A judge of ``chunk_counts_file``: the same dict (any order), or, for a file that is not UTF-8, a
+    ``ValueError`` whose message names the offset of its first bad byte."""
+    if isinstance(returned, Raised):
+        text = str(returned.error)
+        if not isinstance(expected, Raised):
+            return f"raised: {type(returned.error).__name__}: {text[:100]}"
+        offset = _bad_offset(getattr(args[0], "data", b""))
+        if offset is not None and not re.search(rf"(?<!\d){offset}(?!\d)", text):
+            return f"raised: ValueError: {text[:100]} (name the offset of the first bad byte, {offset}, in the message)"
+        return None
+    if isinstance(expected, Raised):
+        return f"returned: {show(returned)}"
+    return judge_mapping()(returned, expected, args)
+
+
+def judge_stream(lazy: bool = False) -> Judge:
+    """A judge of ``encode_iterable``'s probe (:func:`streamed`): the same ids; with ``lazy``, also an iterator
+    whose first id comes before the last line is read."""
+
+    def judge(returned: Any, expected: Any, args: tuple) -> str | None:
+        if not isinstance(returned, dict) or "ids" not in returned:
+            return f"returned: {show(returned)}"
+        if returned.get("bad") is not None:
+            return f"returned: an iterator that yielded {returned['bad']} (yield int ids)"
+        if returned["ids"] != expected["ids"]:
+            return f"returned: an iterator of {show(returned['ids'])}"
+        if lazy:
+            if not returned.get("lazy"):
+                return "returned: a list of the right ids (return an iterator: yield the ids as lines are read)"
+            first, read = returned.get("first_read"), returned.get("read")
+            if expected["ids"] and first is not None and first >= read:
+                return (
+                    f"returned: the right ids, but the first only after all {read} lines were read "
+                    "(yield the ids of each line before reading on)"
+                )
+        return None
+
+    return judge
+
+
+LOAD_TEXT = (
+    "In the beginning God created the heaven and the earth.\n"
+    "Au commencement, Dieu créa les cieux et la terre. Am Anfang schuf Gott Himmel und Erde.\n"
+    "В начале сотворил Бог небо и землю. 太初，上帝创造天地。 はじめに神は天と地とを創造された。\n"
+    "def f(x):\n    return x ** 2  # 🙂 12345<|endoftext|>And God said, Let there be light."
+)
+"""The text on which other libraries must load a learner's ``gpt2_files`` with the right ids (written for the
+course: several scripts, code, an emoji, a special token)."""
+
+
+def judge_gpt2_files(returned: Any, expected: Any, args: tuple) -> str | None:
+    """A judge of ``gpt2_files``: the pair ``(vocab, lines)``, a dict equal to the expected one and the same lines."""
+    if not isinstance(returned, (tuple, list)) or len(returned) != 2:
+        return f"returned: {show(returned)} (not a pair (vocab, merge lines))"
+    vocab, lines = returned
+    if not isinstance(vocab, Mapping) or dict(vocab) != dict(expected[0]):
+        return f"returned: a vocab of {show(vocab)}"
+    if not isinstance(lines, (list, tuple)) or list(lines) != list(expected[1]):
+        return f"returned: the merge lines {show(lines)}"
+    return None
+
+
+GPT4_SPLIT = (
+    r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$|\s*[\r\n]|"""
+    r"""\s+(?!\S)|\s"""
+)
+
+
+def judge_loaded(returned: Any, expected: Any, args: tuple) -> str | None:
+    """A judge of ``gpt2_files``'s files as other libraries load them, with GPT-4's split pattern: tiktoken (the
+    vocabulary read back into mergeable ranks) and, where it is installed, Hugging Face ``tokenizers`` must give
+    the expected ids on :data:`LOAD_TEXT`. ``expected``: ``{"ids", "characters" (GPT-2's character -> byte),
+    "specials"}``."""
+    if not isinstance(returned, (tuple, list)) or len(returned) != 2:
+        return f"returned: {show(returned)} (not a pair (vocab, merge lines))"
+    vocab, lines = returned
+    if (
+        not isinstance(vocab, Mapping)
+        or not isinstance(lines, (list, tuple))
+        or not all(isinstance(x, str) for x in lines)
+    ):
+        return f"returned: {show(returned)} (not a dict and a list of str)"
+    specials, back, want = dict(expected["specials"]), expected["characters"], expected["ids"]
+    try:
+        ranks = {bytes(back[c] for c in token): int(i) for token, i in vocab.items() if token not in specials}
+    except (KeyError, TypeError, ValueError):
+        return "returned: a vocab with a token not written in bytes_to_unicode's characters"
+    try:
+        import tiktoken
+
+        encoding = tiktoken.Encoding(
+            name="yours",
+            pat_str=GPT4_SPLIT,
+            mergeable_ranks=ranks,
+            special_tokens={s: vocab.get(s, -1) for s in specials},
+        )
+        got = encoding.encode(LOAD_TEXT, allowed_special="all")
+    except Exception as exc:
+        return f"returned: files that tiktoken cannot load ({type(exc).__name__}: {str(exc)[:80]})"
+    if got != want:
+        return "returned: files on which tiktoken gives other ids than the merges"
+    try:
+        import tokenizers
+        from tokenizers import Regex, models, pre_tokenizers
+    except ImportError:
+        return None
+    try:
+        pairs = [tuple(line.split(" ")) for line in lines if line and not line.startswith("#version")]
+        tok = tokenizers.Tokenizer(models.BPE(vocab=dict(vocab), merges=pairs))
+        tok.pre_tokenizer = pre_tokenizers.Sequence(
+            [
+                pre_tokenizers.Split(Regex(GPT4_SPLIT), behavior="isolated"),
+                pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False),
+            ]
+        )
+        tok.add_special_tokens(list(specials))
+        loaded = tok.encode(LOAD_TEXT).ids
+    except Exception as exc:
+        return f"returned: files that Hugging Face tokenizers cannot load ({type(exc).__name__}: {str(exc)[:80]})"
+    if loaded != want:
+        return "returned: files on which Hugging Face tokenizers gives other ids than the merges"
+    return None
+
+
 JUDGES: dict[str, Callable[..., Judge]] = {
     "mapping": judge_mapping,
     "sequence": judge_sequence,
     "pair": lambda: judge_pair,
     "list_of": judge_list_of,
     "text": lambda: judge_text,
+    "counts_or_error": lambda: judge_counts_or_error,
+    "stream": judge_stream,
+    "gpt2_files": lambda: judge_gpt2_files,
+    "loaded": lambda: judge_loaded,
 }
 """The judges by name, each made from its parameters: ``("mapping", {"order": True, "fresh": True})``."""
 
 ADAPTERS: dict[str, Callable[[Callable[..., Any]], Callable[..., Any]]] = {
     "value_error_as_value": value_error_as_value,
+    "with_files": with_files,
+    "streamed": streamed,
 }
 """What wraps both the learner's and the expected function of a check, by name."""
 

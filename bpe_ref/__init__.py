@@ -37,6 +37,14 @@ from .core import (
     train_trace,
     train_vocab,
 )
+from .scale import (
+    bytes_to_unicode,
+    chunk_counts,
+    chunk_counts_file,
+    encode_iterable,
+    gpt2_files,
+    train_fast,
+)
 
 __all__ = [
     "GPT2_PATTERN",
@@ -48,6 +56,12 @@ __all__ = [
     "load_cl100k_base",
     "pretokenize",
     "train_bytes",
+    "bytes_to_unicode",
+    "chunk_counts",
+    "chunk_counts_file",
+    "encode_iterable",
+    "gpt2_files",
+    "train_fast",
     "END_OF_WORD",
     "TIE_BREAKS",
     "Round",

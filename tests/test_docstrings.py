@@ -10,6 +10,7 @@ MODULES += ["autograder.checks.a01", "autograder.checks.a02", "autograder.checks
 MODULES += ["autograder.checks.cases", "autograder.course.batch", "autograder.course.selfcheck"]
 MODULES += ["autograder.reports.summary"]
 MODULES += ["bpe_ref.bytelevel", "bpe_lab.charts.bytes", "autograder.checks.a05"]  # assignment 05
+MODULES += ["bpe_ref.scale", "autograder.checks.a06", "bpe_lab.measure", "bpe_lab.probes", "bpe_lab.charts.scale"]  # 06
 MODULES += ["bpe_lab.traces", "bpe_lab.charts.data", "bpe_lab.gpt4", "bpe_ref.traces"]  # the charts' traces
 MODULES += ["bpe_lab.drill", "bpe_lab.worker", "bpe_lab.pages", "bpe_lab.history", "bpe_lab.cli"]  # the drill
 MODULES += ["bpe_lab.harness", "autograder.isolation.learner_install", "autograder.course.problems"]

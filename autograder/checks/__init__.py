@@ -18,7 +18,7 @@ One module per assignment, so a new assignment adds one file.
   judge) and :func:`~autograder.checks.spec.run_spec`, the one runner; no cases of its own.
 * :mod:`~autograder.checks.cases` -- the seeds (public, or per student from the course's secret) and the generators
   of inputs the assignments share; it does not find the course's secret file (its callers name it).
-* :mod:`~autograder.checks.a01` ... :mod:`~autograder.checks.a05` -- each assignment's checks and fixed cases.
+* :mod:`~autograder.checks.a01` ... :mod:`~autograder.checks.a06` -- each assignment's checks and fixed cases.
 * :mod:`~autograder.checks.public_cases` -- the expected answers of the public cases, written into
   ``bpe_lab/data/expected/`` for the learner's ``check``; it grades nothing.
 
@@ -30,18 +30,32 @@ from __future__ import annotations
 
 from bpe_lab.harness import CheckFailed
 
-from . import a01, a02, a03, a04, a05
+from . import a01, a02, a03, a04, a05, a06
 from .a01 import check_get_pair_counts, check_merge
 from .a02 import check_count_pairs, check_merge_vocab, check_train_bpe
 from .a03 import check_best_pair, check_bpe_train, check_learn_bpe
 from .a04 import check_apply_bpe, check_counterexample, check_encode
 from .a05 import check_decode_bytes, check_encode_bytes, check_encode_ranks, check_pretokenize, check_train_bytes
+from .a06 import (
+    check_bytes_to_unicode,
+    check_chunk_counts,
+    check_chunk_counts_file,
+    check_encode_iterable,
+    check_gpt2_files,
+    check_train_fast,
+)
 from .spec import Spec
 
-SPECS: dict[str, Spec] = {**a01.SPECS, **a02.SPECS, **a03.SPECS, **a04.SPECS, **a05.SPECS}
-"""Every graded function's check as data, by function name, assignments 01-05."""
+SPECS: dict[str, Spec] = {**a01.SPECS, **a02.SPECS, **a03.SPECS, **a04.SPECS, **a05.SPECS, **a06.SPECS}
+"""Every graded function's check as data, by function name, assignments 01-06."""
 
 __all__ = [
+    "check_train_fast",
+    "check_gpt2_files",
+    "check_encode_iterable",
+    "check_chunk_counts_file",
+    "check_chunk_counts",
+    "check_bytes_to_unicode",
     "SPECS",
     "CheckFailed",
     "check_apply_bpe",

@@ -46,6 +46,7 @@ def build() -> dict[str, bytes]:
     files = {}
     for function, calls in HIDDEN_CHECKS.items():
         parts = [part[0] if part else ALL for _, part in calls]
+        parts = [part for part in parts if part not in SPECS[function].measured]  # a measurement has no cases
         files[expected.path_of(function, Path(".")).name] = expected.dump(function, parts_of(SPECS[function], parts))
     return files
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from bpe_lab.harness import ADAPTERS, DEFAULT_TIME_LIMIT, Case, Judge, make_judge, run_cases
@@ -39,6 +39,8 @@ class Spec:
     :func:`bpe_lab.harness.make_judge` (or by :data:`GRADER_JUDGES`, for a judge that needs the reference).
     ``adapter``: by name (:data:`bpe_lab.harness.ADAPTERS`), wraps both the learner's function and the reference.
     ``remember``: keep the reference's answers by input (the same inputs come back in several parts).
+    ``measured``: parts that are no list of cases but a measurement of the learner's function (06's speed and
+    memory), each a ``check(fn, time_limit)``; they have no public cases.
     """
 
     function: str
@@ -47,6 +49,12 @@ class Spec:
     parts: Mapping[str, Part]
     adapter: str | None = None
     remember: bool = True
+    measured: Mapping[str, Callable[[Callable[..., Any], float], None]] = field(default_factory=dict)
+
+    @property
+    def all_parts(self) -> tuple[str, ...]:
+        """The parts with cases, then the measured ones."""
+        return (*self.parts, *self.measured)
 
     def judge_of(self, part: str) -> JudgeSpec:
         return self.parts[part].judge or self.judge
@@ -101,7 +109,10 @@ def run_spec(spec: Spec, fn: Callable[..., Any], part: str = ALL, time_limit: fl
         ValueError: an unknown part. CheckFailed: the smallest input on which ``fn`` is wrong.
     """
     __tracebackhide__ = True
-    check_part(spec.function, part, tuple(spec.parts))
+    check_part(spec.function, part, spec.all_parts)
+    if part in spec.measured:
+        spec.measured[part](fn, time_limit)
+        return
     reference = spec.reference_of(part)
     if spec.adapter is not None:
         fn, reference = ADAPTERS[spec.adapter](fn), ADAPTERS[spec.adapter](reference)

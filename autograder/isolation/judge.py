@@ -43,7 +43,7 @@ from typing import Any
 from nbformat.notebooknode import NotebookNode
 
 from bpe_lab import cells as cells_
-from bpe_lab import codec
+from bpe_lab import codec, measure, probes
 from bpe_lab.codec import Unreadable, pack
 from bpe_lab.harness import timed_out_in
 
@@ -54,12 +54,21 @@ from .limits import KEPT_ENVIRONMENT, Cgroup, joined_command, limited_command
 
 
 def _worker_source() -> str:
-    """The worker's text with the codec's text in place of its import line (the worker imports no package)."""
+    """The worker's text with the texts of the codec and the probes in place of their import lines (the worker
+    imports no package)."""
     worker = Path(__file__).with_name("judge_worker.py").read_text(encoding="utf-8")
-    line = "from bpe_lab.codec import pack, unpack  # judge.WORKER_SOURCE puts the codec's text here instead\n"
-    if worker.count(line) != 1:
-        raise RuntimeError("judge_worker.py must import the codec on one line of its own")
-    return worker.replace(line, Path(codec.__file__).read_text(encoding="utf-8"))
+    inlined = {
+        "from bpe_lab.codec import pack, unpack  # judge.WORKER_SOURCE puts the codec's text here instead\n": codec,
+        "from bpe_lab.probes import materialized, stream_probe  # judge.WORKER_SOURCE puts its text here\n": probes,
+    }
+    for line, module in inlined.items():
+        if worker.count(line) != 1:
+            raise RuntimeError(f"judge_worker.py must import {module.__name__} on one line of its own")
+        text = Path(module.__file__).read_text(encoding="utf-8")
+        worker = worker.replace(
+            line, "\n".join(t for t in text.splitlines() if "judge.WORKER_SOURCE drops" not in t) + "\n"
+        )
+    return worker
 
 
 WORKER_SOURCE = _worker_source()
@@ -122,8 +131,11 @@ def student_exception(info: Mapping[str, Any]) -> Exception:
     if isinstance(cls, type) and issubclass(cls, Exception):
         try:
             exc = cls(message)
-        except TypeError:  # e.g. UnicodeDecodeError needs five arguments
-            pass
+        except TypeError:  # UnicodeDecodeError needs five arguments: a class of its name on the nearest base that
+            for base in cls.__mro__[1:]:  # takes a message (UnicodeError), so that it is still a ValueError
+                with contextlib.suppress(TypeError):
+                    exc = type(name, (base,), {})(message)
+                    break
         if exc is not None and str(exc) != message:  # KeyError quotes its argument: keep the worker's text as is
             exc = type(name, (cls,), {"__str__": lambda self, text=message: text})(message)
     if exc is None:
@@ -350,6 +362,67 @@ class Session:
         if type(alias) is int and 0 <= alias < len(args):
             return args[alias]
         return _decoded(reply.get("value"))
+
+    def worker_pid(self) -> int:
+        """The process id of the running worker (started, with the cells so far, if it is not running)."""
+        if self.worker is None:
+            self._request({"op": "lookup", "names": []}, self.call_timeout)
+        assert self.worker is not None
+        return self.worker.process.pid
+
+    def stream(
+        self,
+        name: str,
+        lines: list[str],
+        args: tuple,
+        *,
+        keep: int,
+        repeat: int = 1,
+        timeout: float | None = None,
+        watch: bool = False,
+    ) -> tuple[dict[str, Any], measure.Watch | None]:
+        """Run ``name`` through :func:`bpe_lab.probes.stream_probe` in the worker: its probe, and, with ``watch``, what
+        the worker's processes spent meanwhile (CPU seconds and peak resident memory, read from ``/proc`` by the
+        grader).
+
+        Raises:
+            TimeoutError, ProcessDied, StudentError: as :meth:`call`; the submission's exception under its name.
+        """
+        try:
+            sent = [pack(a) for a in args]
+        except Unreadable as exc:
+            raise TypeError(f"cannot send a {exc} to {name}") from None
+        message = {"op": "stream", "name": name, "lines": lines, "args": sent, "keep": keep, "repeat": repeat}
+        limit = self.call_timeout if timeout is None else timeout
+        watched = measure.Watch(self.worker_pid()) if watch else None
+        with watched or contextlib.nullcontext():
+            try:
+                reply = self._request(message, limit)
+            except _WorkerTimeout:
+                raise TimeoutError(f"{name} gave no answer within {limit:g} s") from None
+        if "raised" in reply:
+            raise student_exception(reply["raised"] if isinstance(reply["raised"], dict) else {})
+        probe = _decoded(reply.get("value"))
+        if not isinstance(probe, dict):
+            raise StudentError(f"{name} sent back an answer that cannot be read")
+        return probe, watched
+
+    def timed_call(self, name: str, args: tuple, timeout: float) -> tuple[Any, float]:
+        """:meth:`call` under its own ``timeout`` (seconds of the wall clock), with the CPU seconds the worker's
+        processes spent on it (read from ``/proc`` by the grader, not by the worker)."""
+        saved, self.call_timeout = self.call_timeout, timeout
+        try:
+            with measure.Watch(self.worker_pid(), every=0.05) as watch:
+                value = self.call(name, args, {})
+        finally:
+            self.call_timeout = saved
+        return value, watch.cpu
+
+    def clean(self) -> Session:
+        """A new session of the same worker command with none of the submission's code (close it after use):
+        for the course's own code to run beside the submission's, under the same sandbox and limits."""
+        return Session(self.command, call_timeout=self.call_timeout, cell_timeout=self.cell_timeout,
+                       notebook_timeout=max(self.deadline - time.monotonic(), 1.0))  # fmt: skip
 
 
 def decode_answer(data: Any) -> Any:

@@ -12,12 +12,16 @@ Requests (``op``) and replies:
   ``{"errors": {id: "Type: message"}}`` for the cells that raised.
 * ``lookup`` ``{"names": [...]}`` replies ``{"names": {name: {"kind": "function" | "value" | "missing"
   | "unreadable", "value": ...}}}``.
-* ``call`` ``{"name", "args", "kwargs"}`` calls the function; replies ``{"value", "args_after", "alias"}``
+* ``stream`` ``{"name", "lines", "args", "keep", "repeat"}`` calls ``name(lines..., *args)`` through
+  :func:`bpe_lab.probes.stream_probe` (the lines fed lazily, the result consumed); replies ``{"value": probe}``.
+* ``call`` ``{"name", "args", "kwargs"}`` calls the function (a file argument, :class:`bpe_lab.codec.FileBytes`,
+  is written to a file of the worker's and passed as its path); replies ``{"value", "args_after", "alias"}``
   (``alias`` is the index of the argument the function returned itself, else ``null``), or ``{"raised":
   {"type", "message"}}``, or ``{"unreadable": {"type", "repr"}}`` when the value is not plain data.
 
-Only the standard library is used (values travel in :mod:`bpe_lab.codec`, whose text
-:data:`autograder.isolation.judge.WORKER_SOURCE` puts in place of its import line), and importing ``bpe_ref``,
+Only the standard library is used (values travel in :mod:`bpe_lab.codec`, files and streams are made by
+:mod:`bpe_lab.probes`; :data:`autograder.isolation.judge.WORKER_SOURCE` puts their texts in place of their import
+lines), and importing ``bpe_ref``,
 ``autograder`` or ``bpe_lab`` fails here.
 """
 
@@ -28,6 +32,7 @@ import sys
 import types
 
 from bpe_lab.codec import pack, unpack  # judge.WORKER_SOURCE puts the codec's text here instead
+from bpe_lab.probes import materialized, stream_probe  # judge.WORKER_SOURCE puts its text here
 
 BLOCKED = ("bpe_ref", "autograder", "bpe_lab", "bpe_lab_solutions")
 
@@ -119,12 +124,12 @@ def main():
         del sys.modules[name]
     _quiet_selfcheck()
     silent = _Silent()
-    namespace = {
-        "__name__": "__main__",
-        "__builtins__": builtins,
-        "get_ipython": lambda: silent,
-        "display": silent.display,
-    }
+    # the cells run in a module of their own that is sys.modules["__main__"], as in a notebook's kernel: a function
+    # they define can then be pickled by name (multiprocessing sends it so to the processes it forks)
+    main_module = types.ModuleType("__main__")
+    sys.modules["__main__"] = main_module
+    namespace = main_module.__dict__
+    namespace.update({"__builtins__": builtins, "get_ipython": lambda: silent, "display": silent.display})
 
     def reply(message):
         replies.write(json.dumps(message, allow_nan=True) + "\n")
@@ -158,8 +163,18 @@ def main():
                     except BaseException:
                         found[name] = {"kind": "unreadable", "value": describe(namespace[name])}
             reply({"names": found})
+        elif op == "stream":
+            rest = materialized([unpack(a) for a in request["args"]])
+            try:
+                probe = stream_probe(
+                    namespace[request["name"]], request["lines"], rest, request["keep"], request.get("repeat", 1)
+                )
+            except BaseException as exc:
+                reply({"raised": error_text(exc)})
+                continue
+            reply({"value": pack(probe)})
         elif op == "call":
-            args = [unpack(a) for a in request["args"]]
+            args = materialized([unpack(a) for a in request["args"]])
             kwargs = {k: unpack(v) for k, v in request["kwargs"].items()}
             try:
                 value = namespace[request["name"]](*args, **kwargs)

@@ -5,6 +5,8 @@
 * :mod:`~bpe_lab.charts.stepper`: :func:`apply_stepper`, a merge table applied by rank and by replay (04);
 * :mod:`~bpe_lab.charts.bytes`: :func:`byte_rounds`, :func:`token_boundaries`, :func:`bytes_per_token` and
   :func:`genesis_text`, the charts of byte-level BPE (05);
+* :mod:`~bpe_lab.charts.scale`: :func:`time_per_merge` and :func:`compression`, the learner's trainer against the
+  plain loop and bytes per token as the vocabulary grows (06; they run the learner's functions, no trace);
 * :func:`save_png` and :func:`render_png` (:mod:`~bpe_lab.charts.png`): a chart as a PNG file.
 
 What they share: :mod:`~bpe_lab.charts.data` (what a chart shows of a trace, as plain records, and the learner's
@@ -24,6 +26,7 @@ from .bytes import byte_rounds, bytes_per_token, genesis_text, token_boundaries
 from .comparison import TieBreakChart, tie_break_comparison
 from .explorer import PairExplorer, pair_explorer
 from .png import render_png, save_png
+from .scale import compression, time_per_merge
 from .stepper import ApplyStepper, apply_stepper
 from .widget import Chart, grading
 
@@ -35,11 +38,13 @@ __all__ = [
     "apply_stepper",
     "byte_rounds",
     "bytes_per_token",
+    "compression",
     "genesis_text",
     "grading",
     "pair_explorer",
     "render_png",
     "save_png",
     "tie_break_comparison",
+    "time_per_merge",
     "token_boundaries",
 ]

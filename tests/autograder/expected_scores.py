@@ -4,6 +4,14 @@ Each value is what a careful reader of the notebook would give that submission b
 asserts that the autograder gives exactly this.
 """
 
+_FULL_06 = {
+    "chunk_counts": 2,
+    "chunk_counts_file": 4,
+    "train_fast": 8,
+    "encode_iterable": 5,
+    "bytes_to_unicode": 1,
+    "gpt2_files": 4,
+}
 _FULL_05 = {"pretokenize": 2, "train_bytes": 6, "encode_bytes": 4, "decode_bytes": 2, "encode_ranks": 6}
 
 EXPECTED = {
@@ -66,5 +74,17 @@ EXPECTED = {
         "merge-across-chunks": {**_FULL_05, "train_bytes": 0, "encode_bytes": 2},
         "specials-as-text": {**_FULL_05, "encode_ranks": 4},
         "ties-by-value": {**_FULL_05, "train_bytes": 3},
+    },
+    "06_training_at_scale": {  # full marks but the mistake's exercise, and what calls the function it is in
+        "blank": dict.fromkeys(_FULL_06, 0),
+        "correct": _FULL_06,
+        "joins-the-lines": {**_FULL_06, "encode_iterable": 2},  # the right ids, neither lazy nor in bounded memory
+        "line-by-line": {**_FULL_06, "encode_iterable": 3},  # lazy and bounded, wrong where a chunk spans two lines
+        "max-scan": {**_FULL_06, "train_fast": 4},  # the right merges, about 7x the plain loop's speed, not 12x
+        "plain-loop": {**_FULL_06, "train_fast": 4},  # the right merges at the plain loop's speed
+        "space-as-itself": {**_FULL_06, "bytes_to_unicode": 0, "gpt2_files": 0},  # gpt2_files uses the table
+        "specials-counted": {**_FULL_06, "chunk_counts": 1, "chunk_counts_file": 0},  # the file's counts use it
+        "text-mode": {**_FULL_06, "chunk_counts_file": 0},  # "\r\n" read as "\n", in every example file
+        "ties-smallest": {**_FULL_06, "train_fast": 2},  # untied inputs pass; ties and the speed input (real ties) fail
     },
 }

@@ -41,7 +41,8 @@ def test_each_part_holds_the_public_cases_in_the_order_the_check_runs_them(funct
     spec = checks.SPECS[function]
     monkeypatch.setattr(cases, "SEED", cases.PUBLIC_SEED)
     parts = expected.load(function)
-    assert [p.part for p in parts] == [part[0] if part else "all" for _, part in selfcheck.HIDDEN_CHECKS[function]]
+    listed = [part[0] if part else "all" for _, part in selfcheck.HIDDEN_CHECKS[function]]
+    assert [p.part for p in parts] == [p for p in listed if p not in spec.measured]  # a measurement has no cases
     for part in parts:
         run = ordered_cases(spec.parts[part.part].cases())
         assert [(repr(c.args), c.note, c.size) for c in part.cases] == [(repr(c.args), c.note, c.size) for c in run]

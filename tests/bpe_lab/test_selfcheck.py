@@ -12,6 +12,7 @@ import pytest
 import bpe_ref
 from autograder import checks
 from autograder.checks import a05, cases
+from autograder.course.directory import assignments
 from bpe_lab import harness, selfcheck
 from bpe_lab.harness import CheckFailed
 
@@ -49,13 +50,7 @@ def test_every_check_named_is_a_check_of_the_grader():
             assert callable(getattr(checks, check_name, None) or getattr(a05, check_name, None)), check_name
 
 
-CHECK_CELL_ASSIGNMENTS = [
-    "01_pair_counts_and_merge",
-    "02_training_loop",
-    "03_tie_breaks",
-    "04_apply_bpe",
-    "05_byte_level_bpe",
-]
+CHECK_CELL_ASSIGNMENTS = assignments(ROOT)  # the course's own list: every folder of solutions/
 
 
 def test_every_graded_function_has_a_check_cell_in_its_notebook():

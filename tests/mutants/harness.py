@@ -43,7 +43,9 @@ import functools
 import io
 import os
 import re
+import sys
 import time
+import types
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -56,10 +58,10 @@ from autograder.course import grading, sample_class
 from autograder.course import submissions as class_folder
 from bpe_lab import harness
 
-from . import m01, m02, m03, m04, m05
+from . import m01, m02, m03, m04, m05, m06
 
 ROOT = Path(__file__).resolve().parents[2]
-MODULES = [m01, m02, m03, m04, m05]
+MODULES = [m01, m02, m03, m04, m05, m06]
 IN_PROCESS_GROUP = "mutants-judged-in-process"
 """The worker group (``xdist_group``) of the tests that hold the in-process results (:func:`judged_in_process`)."""
 HIDDEN = "CheckFailed: "
@@ -247,8 +249,13 @@ def _walk(submission: Submission, tests: dict[str, GradedCell]) -> Iterator[tupl
     Yields the test cell and the namespace; the caller executes what it wants of the cell. Output is swallowed
     and ``NBGRADER_EXECUTION`` is set, as in the grading kernel.
     """
-    namespace: dict[str, Any] = {"__name__": "__main__"}
-    with contextlib.redirect_stdout(io.StringIO()), _nbgrader_env():
+    # the cells run in a module that is sys.modules["__main__"] meanwhile, as in a kernel and in the judge's worker:
+    # a function they define can then be pickled by name (06's chunk_counts_file hands one to its processes)
+    main = types.ModuleType("__main__")
+    namespace: dict[str, Any] = main.__dict__
+    saved = sys.modules.get("__main__")
+    sys.modules["__main__"] = main
+    with contextlib.redirect_stdout(io.StringIO()), _nbgrader_env(), _restore_main(saved):
         for source in _given_cells(submission.assignment):
             exec(compile(source, "<given>", "exec"), namespace)
         for cell in _notebook("solutions", submission.assignment).cells:
@@ -258,6 +265,15 @@ def _walk(submission: Submission, tests: dict[str, GradedCell]) -> Iterator[tupl
                     exec(compile(submission.answers[grade_id], f"<{grade_id}>", "exec"), namespace)
             elif grade_id in tests:
                 yield tests[grade_id], namespace
+
+
+@contextlib.contextmanager
+def _restore_main(saved: Any) -> Iterator[None]:
+    try:
+        yield
+    finally:
+        if saved is not None:
+            sys.modules["__main__"] = saved
 
 
 def _own(submission: Submission) -> set[str]:

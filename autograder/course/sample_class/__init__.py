@@ -14,9 +14,9 @@ import nbformat
 
 from bpe_lab import cells
 
-from . import apply_bpe, byte_level, pair_counts_and_merge, tie_breaks, training_loop
+from . import apply_bpe, byte_level, pair_counts_and_merge, scale, tie_breaks, training_loop
 
-MODULES = [pair_counts_and_merge, training_loop, tie_breaks, apply_bpe, byte_level]
+MODULES = [pair_counts_and_merge, training_loop, tie_breaks, apply_bpe, byte_level, scale]
 
 
 def fill(release: nbformat.NotebookNode, answers: dict[str, str]) -> nbformat.NotebookNode:

@@ -15,13 +15,14 @@ import pytest
 
 import bpe_ref
 from autograder import checks
-from autograder.checks import a05
+from autograder.checks import a05, a06
+from autograder.course.directory import assignments
 from bpe_lab import harness, selfcheck
 from bpe_lab.harness import CheckFailed
-from bpe_ref import bytelevel
+from bpe_ref import bytelevel, scale
 
 ROOT = Path(__file__).resolve().parents[3]
-ASSIGNMENTS = ["01_pair_counts_and_merge", "02_training_loop", "03_tie_breaks", "04_apply_bpe", "05_byte_level_bpe"]
+ASSIGNMENTS = assignments(ROOT)  # the course's own list: every folder of solutions/
 
 # every check and part, with the reference (or, for the counterexample, a right answer)
 
@@ -52,8 +53,14 @@ PARTS = [
     (a05.check_encode_bytes, bytelevel.encode_bytes, "encode_bytes", ["basic", "rank"]),
     (a05.check_decode_bytes, bytelevel.decode_bytes, "decode_bytes", ["basic", "partial"]),
     (a05.check_encode_ranks, bytelevel.encode_ranks, "encode_ranks", ["basic", "special", "gpt4"]),
+    (a06.check_chunk_counts, scale.chunk_counts, "chunk_counts", ["basic", "special"]),
+    (a06.check_chunk_counts_file, scale.chunk_counts_file, "chunk_counts_file", ["serial", "parallel"]),
+    (a06.check_train_fast, scale.train_fast, "train_fast", ["basic", "ties"]),
+    (a06.check_encode_iterable, scale.encode_iterable, "encode_iterable", ["basic", "lazy"]),
+    (a06.check_bytes_to_unicode, scale.bytes_to_unicode, "bytes_to_unicode", [None]),
+    (a06.check_gpt2_files, scale.gpt2_files, "gpt2_files", ["files", "load"]),
 ]
-UNCHANGEABLE = {"disagreeing_merges", "pretokenize", "train_bytes"}  # only strings and ints: nothing to change
+UNCHANGEABLE = {"disagreeing_merges", "pretokenize", "train_bytes", "bytes_to_unicode"}  # nothing to change
 ALL = [(check, ref, name, part) for check, ref, name, parts in PARTS for part in parts]
 
 
@@ -211,6 +218,14 @@ def _visible_parts() -> list[tuple[str, str, str]]:
 
 
 VISIBLE = _visible_parts()
+GIVEN = {
+    a: [
+        c.source
+        for c in nbformat.read(ROOT / "notebooks" / a / f"{a}.ipynb", 4).cells
+        if c.cell_type == "code" and str(c.metadata.get("nbgrader", {}).get("grade_id", "")).startswith("given")
+    ]
+    for a in ASSIGNMENTS
+}
 GRADED = set(selfcheck.HIDDEN_CHECKS)
 
 
@@ -248,6 +263,8 @@ def test_every_example_fails_with_the_call_the_expected_and_the_returned_value(a
         namespace.update({k: getattr(bytelevel, k) for k in ("GPT2_PATTERN", "GPT4_PATTERN", "GPT4_SPECIAL_TOKENS")})
         namespace["disagreeing_merges"] = disagreeing_merges
         namespace["get_word_symbols"] = bpe_ref.get_word_symbols
+        for given in GIVEN[assignment]:  # the notebook's given code (06: the plain loop, the example files)
+            exec(compile(given, "<given>", "exec"), namespace)
         code = compile(source.replace("from bpe_lab.selfcheck import expect", "pass"), grade_id, "exec")
         namespace["expect"] = spy
         exec(code, namespace)

@@ -1,0 +1,158 @@
+"""Hidden checks of 06_training_at_scale: the reference passes every part, each typical mistake of the sample class
+fails its own part with a three-line message, the speed part fails the plain loop with its measured ratio, and a
+regrade through the judge's worker with CPU hogs beside gives the same verdicts as a quiet one."""
+
+from __future__ import annotations
+
+import multiprocessing
+import sys
+import types
+
+import pytest
+
+from autograder.checks import a06 as checks
+from autograder.checks.a06 import CheckFailed
+from autograder.course.sample_class import scale as sample
+from bpe_lab import measure
+from bpe_ref import scale as ref
+
+CASE_PARTS = [
+    (checks.check_chunk_counts, ref.chunk_counts, "basic"),
+    (checks.check_chunk_counts, ref.chunk_counts, "special"),
+    (checks.check_chunk_counts_file, ref.chunk_counts_file, "serial"),
+    (checks.check_chunk_counts_file, ref.chunk_counts_file, "parallel"),
+    (checks.check_train_fast, ref.train_fast, "basic"),
+    (checks.check_train_fast, ref.train_fast, "ties"),
+    (checks.check_encode_iterable, ref.encode_iterable, "basic"),
+    (checks.check_encode_iterable, ref.encode_iterable, "lazy"),
+    (checks.check_bytes_to_unicode, ref.bytes_to_unicode, None),
+    (checks.check_gpt2_files, ref.gpt2_files, "files"),
+    (checks.check_gpt2_files, ref.gpt2_files, "load"),
+]
+
+
+@pytest.mark.parametrize(("check", "fn", "part"), CASE_PARTS, ids=lambda x: getattr(x, "__name__", str(x)))
+def test_the_reference_passes_every_part(check, fn, part):
+    assert (check(fn) if part is None else check(fn, part)) is None
+
+
+def _student(name: str) -> dict:
+    """The sample student's functions, defined as a notebook would (in a ``__main__`` module: processes fork)."""
+    from tests.mutants import harness
+
+    module = types.ModuleType("__main__")
+    saved, sys.modules["__main__"] = sys.modules["__main__"], module
+    try:
+        for source in harness._given_cells(sample.ASSIGNMENT):
+            exec(source, module.__dict__)
+        for code in sample.STUDENTS[name].values():
+            exec(code, module.__dict__)
+    finally:
+        sys.modules["__main__"] = saved
+    return module.__dict__
+
+
+def _lines(check, fn, part=None) -> list[str]:
+    with pytest.raises(CheckFailed) as info:
+        check(fn) if part is None else check(fn, part)
+    lines = str(info.value).splitlines()
+    assert len(lines) == 3, lines
+    return lines
+
+
+@pytest.mark.parametrize(
+    ("student", "check", "function", "part"),
+    [
+        ("text-mode", checks.check_chunk_counts_file, "chunk_counts_file", "serial"),
+        ("specials-counted", checks.check_chunk_counts, "chunk_counts", "special"),
+        ("ties-smallest", checks.check_train_fast, "train_fast", "ties"),
+        ("line-by-line", checks.check_encode_iterable, "encode_iterable", "basic"),
+        ("joins-the-lines", checks.check_encode_iterable, "encode_iterable", "lazy"),
+        ("space-as-itself", checks.check_bytes_to_unicode, "bytes_to_unicode", None),
+    ],
+)
+def test_each_typical_mistake_fails_its_own_part(student, check, function, part):
+    namespace = _student(student)
+    lines = _lines(check, namespace[function], part)
+    assert lines[0].startswith(f"{function}(") and lines[1].startswith("  expected: ")
+
+
+def test_the_mistakes_pass_the_parts_they_do_not_touch():
+    namespace = _student("joins-the-lines")
+    checks.check_encode_iterable(namespace["encode_iterable"], "basic")  # the right ids, only not lazily
+    namespace = _student("ties-smallest")
+    checks.check_train_fast(namespace["train_fast"], "basic")  # no tie in "basic"
+
+
+def test_a_file_that_is_not_utf8_must_name_the_offset():
+    def unnamed(path, pattern, special_tokens, workers):
+        try:
+            return ref.chunk_counts_file(path, pattern, special_tokens, workers)
+        except ValueError:
+            raise ValueError("not UTF-8") from None
+
+    lines = _lines(checks.check_chunk_counts_file, unnamed, "serial")
+    assert "name the offset of the first bad byte" in lines[2]
+
+
+def test_the_plain_loop_gets_the_ratio_in_its_message():
+    lines = _lines(checks.check_train_fast, ref.train_plain, "speed")
+    assert "x the plain loop's speed" in lines[2] and "slower than required" in lines[2]
+
+
+def test_a_greedy_encoder_fails_memory_naming_what_it_held():
+    namespace = _student("joins-the-lines")
+    lines = _lines(checks.check_encode_iterable, namespace["encode_iterable"], "memory")
+    assert "MB more" in lines[2]
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# through the judge's worker: the figures come from /proc, the plain loop from a clean worker; under load
+# ---------------------------------------------------------------------------------------------------------------
+
+
+def _hog(stop) -> None:  # pragma: no cover - runs in a child process
+    while not stop.is_set():
+        sum(range(10_000))
+
+
+def _verdicts(student: str) -> dict[str, str]:
+    """The speed and memory verdicts of a sample student, judged in a worker as ``grade`` judges them."""
+    from autograder.isolation import judge
+    from tests.mutants import harness
+
+    limits = {"memory_limit": 2 * 1024**3, "cpu_limit": 600, "process_limit": 256, "sandbox": "auto"}
+    out = {}
+    with judge.worker_session(limits, call_timeout=10, cell_timeout=60, notebook_timeout=900) as session:
+        for source in harness._given_cells(sample.ASSIGNMENT):
+            assert not session.run("given", source)
+        for name, code in sample.STUDENTS[student].items():
+            assert not session.run(name, code), name
+        names = session.lookup(["train_fast", "encode_iterable"])
+        for function, part in (("train_fast", "speed"), ("encode_iterable", "memory")):
+            try:
+                getattr(checks, f"check_{function}")(names[function], part)
+                out[part] = "pass"
+            except CheckFailed:
+                out[part] = "fail"
+    return out
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not measure.available(), reason="the speed and memory figures are read from /proc (Linux)")
+def test_a_regrade_under_load_gives_the_same_verdicts():
+    students = ("correct", "plain-loop", "joins-the-lines")
+    quiet = {student: _verdicts(student) for student in students}
+    assert quiet["correct"] == {"speed": "pass", "memory": "pass"}
+    assert quiet["plain-loop"]["speed"] == "fail" and quiet["joins-the-lines"]["memory"] == "fail"
+    stop = multiprocessing.Event()
+    hogs = [multiprocessing.Process(target=_hog, args=(stop,), daemon=True) for _ in range(3)]  # more than the cores
+    for hog in hogs:
+        hog.start()
+    try:
+        loaded = {student: _verdicts(student) for student in students}
+    finally:
+        stop.set()
+        for hog in hogs:
+            hog.join(10)
+    assert loaded == quiet

@@ -1,0 +1,245 @@
+"""Mutants and correct alternatives of 06_training_at_scale: ``chunk_counts``, ``chunk_counts_file``, ``train_fast``,
+``encode_iterable``, ``bytes_to_unicode``, ``gpt2_files``.
+
+Most snippets are the source notebook's solution with one change (a mutant) or written another way (an
+alternative). The source notebook's ``chunk_counts_file`` calls ``chunk_counts`` and ``encode_iterable`` and
+``chunk_counts`` call ``split_specials`` (defined in ``chunk_counts``'s cell), and ``gpt2_files`` calls
+``bytes_to_unicode``; their fillers (below) are self-contained, so that a mutant loses only its own points.
+"""
+
+from autograder.course import sample_class
+
+ASSIGNMENT = "06_training_at_scale"
+_SAMPLE = sample_class.students()[ASSIGNMENT]
+_SOLUTION = _SAMPLE["correct"]
+
+_SPLIT = """
+def split_specials(text, special_tokens):
+    if not special_tokens:
+        return [text]
+    alternatives = sorted(special_tokens, key=len, reverse=True)
+    return regex.split("(" + "|".join(regex.escape(s) for s in alternatives) + ")", text)
+
+"""
+
+_COUNTS_HERE = """
+def _counts_of(text, pattern, special_tokens):
+    if special_tokens:
+        alternatives = sorted(special_tokens, key=len, reverse=True)
+        pieces = regex.split("|".join(regex.escape(s) for s in alternatives), text)
+    else:
+        pieces = [text]
+    counts = {}
+    for piece in pieces:
+        for chunk in regex.findall(pattern, piece):
+            counts[chunk.encode("utf-8")] = counts.get(chunk.encode("utf-8"), 0) + 1
+    return counts
+
+"""
+
+_TABLE_HERE = """
+def _gpt2_table():
+    printable = list(range(ord("!"), ord("~") + 1)) + list(range(ord("¡"), ord("¬") + 1))
+    printable += list(range(ord("®"), ord("ÿ") + 1))
+    table = {b: chr(b) for b in printable}
+    n = 0
+    for b in range(256):
+        if b not in table:
+            table[b] = chr(256 + n)
+            n += 1
+    return table
+
+"""
+
+FILLERS = {
+    "chunk_counts_file": _COUNTS_HERE
+    + _SOLUTION["chunk_counts_file"].replace(
+        "chunk_counts(text, pattern, special_tokens)", "_counts_of(text, pattern, special_tokens)"
+    ),
+    "encode_iterable": _SPLIT + _SOLUTION["encode_iterable"],
+    "gpt2_files": _TABLE_HERE + _SOLUTION["gpt2_files"].replace("bytes_to_unicode()", "_gpt2_table()"),
+}
+
+_CHUNKS = _SOLUTION["chunk_counts"]
+_FILE = FILLERS["chunk_counts_file"]
+_TRAIN = _SOLUTION["train_fast"]
+_ENCODE = FILLERS["encode_iterable"]
+_B2U = _SOLUTION["bytes_to_unicode"]
+_FILES = FILLERS["gpt2_files"]
+
+MUTANTS: dict[str, dict[str, str]] = {
+    "chunk_counts": {
+        # special tokens counted as text: "<|", "endoftext", "|>" become chunks
+        "specials-counted": _CHUNKS.replace("[::2]:", ":"),
+        # the shortest special token first: "<|x" wins over "<|x|>"
+        "shortest-first": _CHUNKS.replace("key=len, reverse=True", "key=len"),
+        # str keys, not the chunks' bytes
+        "str-keys": _CHUNKS.replace('key = chunk.encode("utf-8")', "key = chunk"),
+        # chunks by whitespace, not by the pattern
+        "split-on-spaces": _CHUNKS.replace("regex.findall(pattern, piece)", "piece.split()"),
+    },
+    "chunk_counts_file": {
+        # text mode: "\r\n" read as "\n"
+        "text-mode": _FILE.replace(
+            "        data = f.read(end - start)\n", '        data = f.read(end - start).replace(b"\\r\\n", b"\\n")\n'
+        ),
+        # the offset of the bad byte within its piece, not within the file
+        "offset-in-piece": _FILE.replace("return None, start + error.start", "return None, error.start"),
+        # cut the file anywhere: a chunk (or a character) cut in two
+        "cut-anywhere": _FILE.replace(
+            "                found = finder.search(data, max(i * size // workers, cuts[-1]))\n"
+            "                if found is None:\n                    break\n"
+            "                if found.start() > cuts[-1]:\n                    cuts.append(found.start())",
+            "                if i * size // workers > cuts[-1]:\n                    cuts.append(i * size // workers)",
+        ),
+        # bad bytes replaced: no ValueError
+        "no-error": _FILE.replace('text = data.decode("utf-8")', 'text = data.decode("utf-8", errors="replace")'),
+    },
+    "train_fast": {
+        # ties to the smallest pair (heapq on the pairs themselves)
+        "ties-smallest": _SAMPLE["ties-smallest"]["train_fast"],
+        # the plain loop: right, and slow
+        "plain-loop": _SAMPLE["plain-loop"]["train_fast"],
+        # pair counts kept up to date, the best pair by a max() over all of them: right, and slow
+        "max-scan": _SAMPLE["max-scan"]["train_fast"],
+        # pairs not weighted by the chunk's count
+        "unweighted": _TRAIN.replace(
+            "counts[pair] = counts.get(pair, 0) + freqs[i]", "counts[pair] = counts.get(pair, 0) + 1"
+        )
+        .replace("counts[p] -= freqs[i]", "counts[p] -= 1")
+        .replace("counts[p] = counts.get(p, 0) + freqs[i]", "counts[p] = counts.get(p, 0) + 1"),
+        # no lazy deletion: an entry whose count is out of date is used as it is
+        "stale-entries": _TRAIN.replace(
+            "        if counts.get(pair) != -negative:\n", "        if pair not in counts:\n"
+        ),
+    },
+    "encode_iterable": {
+        # joins every line first: the right ids, the whole input in memory
+        "joins-the-lines": _SPLIT + _SAMPLE["joins-the-lines"]["encode_iterable"],
+        # each line on its own: chunks and special tokens across lines come out wrong
+        "line-by-line": _SPLIT + _SAMPLE["line-by-line"]["encode_iterable"],
+        # keeps back one chunk, not two: "it'l" + "l" loses 'll
+        "hold-one-chunk": _ENCODE.replace(
+            "keep = starts[-2] if len(starts) >= 2 else 0", "keep = starts[-1] if starts else 0"
+        ),
+        # no special token across two strings
+        "no-special-holdback": _ENCODE.replace("        hold = held_back(buffer)\n", "        hold = 0\n"),
+        # a list, not an iterator
+        "returns-a-list": "def encode_iterable(lines, merges, pattern, special_tokens):\n"
+        "    return list(_encode_lazily(lines, merges, pattern, special_tokens))\n\n"
+        + _ENCODE.replace("def encode_iterable(", "def _encode_lazily("),
+    },
+    "bytes_to_unicode": {
+        # the space stands for itself
+        "space-as-itself": _SAMPLE["space-as-itself"]["bytes_to_unicode"],
+        # a byte that is no printable character gets chr(256 + byte), not the next of a counter
+        "offset-by-value": _B2U.replace(
+            "            table[b] = chr(256 + n)\n", "            table[b] = chr(256 + b)\n"
+        ),
+    },
+    "gpt2_files": {
+        # no "#version: 0.2" line
+        "no-version-line": _FILES.replace('lines = ["#version: 0.2"] + ', "lines = "),
+        # the bytes as Latin-1 text, not GPT-2's characters: the space stays a space
+        "latin1-text": _FILES.replace('return "".join(table[b] for b in token)', 'return token.decode("latin-1")'),
+        # a token made twice keeps the last id
+        "last-id-wins": _FILES.replace("vocab.setdefault(text(a + b), 256 + k)", "vocab[text(a + b)] = 256 + k"),
+        # special tokens left out of the vocabulary
+        "no-specials": _FILES.replace("    vocab.update(special_tokens)\n", ""),
+    },
+}
+
+CORRECT: dict[str, dict[str, str]] = {
+    "chunk_counts": {
+        "finditer-counter": """
+from collections import Counter
+
+
+def chunk_counts(text, pattern, special_tokens):
+    pieces = [text]
+    if special_tokens:
+        alternatives = "|".join(regex.escape(s) for s in sorted(special_tokens, key=len, reverse=True))
+        pieces = regex.split(alternatives, text)
+    return dict(Counter(m.group().encode("utf-8") for piece in pieces for m in regex.finditer(pattern, piece)))
+""",
+    },
+    "chunk_counts_file": {
+        # reads the whole file, splits its text at special tokens, counts the pieces in a pool
+        "split-text": _COUNTS_HERE
+        + """
+from concurrent.futures import ProcessPoolExecutor
+
+
+def chunk_counts_file(path, pattern, special_tokens, workers):
+    with open(path, "rb") as f:
+        data = f.read()
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise ValueError(f"not UTF-8 at offset {error.start}") from None
+    if workers == 1 or not special_tokens:
+        return _counts_of(text, pattern, special_tokens)
+    token = sorted(special_tokens, key=len, reverse=True)
+    pieces = regex.split("|".join(regex.escape(s) for s in token), text)
+    with ProcessPoolExecutor(workers) as pool:
+        parts = list(pool.map(_counts_of, pieces, [pattern] * len(pieces), [{}] * len(pieces)))
+    total = {}
+    for counts in parts:
+        for chunk, n in counts.items():
+            total[chunk] = total.get(chunk, 0) + n
+    return total
+""",
+    },
+    "train_fast": {
+        # a heap keyed by the bytes flipped (255 - b), ints, with 256 after every byte: sorts pairs backwards
+        "flipped-keys": _TRAIN.replace("(-count, Largest(pair))", "(-count, _backwards(pair), pair)")
+        .replace("(-counts[p], Largest(p))", "(-counts[p], _backwards(p), p)")
+        .replace(
+            "        negative, entry = heapq.heappop(heap)\n        pair = entry.pair\n",
+            "        negative, _, pair = heapq.heappop(heap)\n",
+        )
+        + """
+
+def _backwards(pair):
+    return tuple((*(255 - x for x in part), 256) for part in pair)
+""",
+    },
+    "encode_iterable": {
+        # the same rule, the kept text found from the ends of the chunks (findall and their lengths)
+        "by-lengths": _ENCODE.replace(
+            "        starts = [m.start() for m in regex.finditer(pattern, last)]\n"
+            "        keep = starts[-2] if len(starts) >= 2 else 0  # the last two chunks may still change\n",
+            "        found = regex.findall(pattern, last)\n"
+            "        keep = len(last) - len(''.join(found[-2:])) if len(found) >= 2 else 0\n",
+        ),
+    },
+    "bytes_to_unicode": {
+        "gpt2-encoder-py": """
+def bytes_to_unicode():
+    bs = list(range(ord("!"), ord("~") + 1)) + list(range(ord("¡"), ord("¬") + 1)) + list(range(ord("®"), ord("ÿ") + 1))
+    cs = bs[:]
+    n = 0
+    for b in range(2**8):
+        if b not in bs:
+            bs.append(b)
+            cs.append(2**8 + n)
+            n += 1
+    return dict(zip(bs, [chr(c) for c in cs]))
+""",
+    },
+    "gpt2_files": {
+        "byte-encoder": _TABLE_HERE
+        + """
+def gpt2_files(merges, special_tokens):
+    encoder = _gpt2_table()
+    vocab = {encoder[i]: i for i in range(256)}
+    lines = ["#version: 0.2"]
+    for k, (a, b) in enumerate(merges):
+        left, right = "".join(map(encoder.get, a)), "".join(map(encoder.get, b))
+        if left + right not in vocab:
+            vocab[left + right] = 256 + k
+        lines.append(left + " " + right)
+    return {**vocab, **special_tokens}, lines
+""",
+    },
+}
