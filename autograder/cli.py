@@ -114,7 +114,6 @@ def cmd_grade(args: argparse.Namespace) -> int:
         limits=_limits(args),
         gradebook_url=args.db_url,
         progress=_progress("grading"),
-        class_folder=Path(args.submissions),
     )
     _print(summary.class_lines(results, out, root))
     print(summary.write_class_report(root, root, out, args.db_url, args.assignment))

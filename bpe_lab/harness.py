@@ -96,6 +96,22 @@ class Described:
         return self
 
 
+def add_note(error: BaseException, note: str) -> None:
+    """``error.add_note(note)`` (PEP 678), also on Python 3.10, which has no ``add_note``: there the note goes into
+    ``__notes__`` by hand, where the course's messages read it.
+
+    Example:
+        >>> error = ValueError("x")
+        >>> add_note(error, "a note")
+        >>> error.__notes__
+        ['a note']
+    """
+    if hasattr(error, "add_note"):
+        error.add_note(note)
+    else:
+        vars(error)["__notes__"] = [*getattr(error, "__notes__", []), note]
+
+
 class CheckFailed(AssertionError):
     """A learner's function gave a wrong answer; the message names the input, the expected and the returned value."""
 
@@ -310,7 +326,7 @@ def _call(fn: Callable[..., Any], args: Sequence[Any], limit: TimeLimit) -> Outc
     except Exception as exc:  # the learner's bug, reported in the message
         line = learners_line(exc)
         if line:
-            exc.add_note(line)
+            add_note(exc, line)
         return Outcome(error=exc)
 
 
@@ -414,7 +430,7 @@ def verdict(
     if outcome.error is not None:
         failure = fail(text, expected, error_reason(outcome.error), note)
         for line in getattr(outcome.error, "__notes__", []):  # where in the learner's cells it was raised
-            failure.add_note(line)
+            add_note(failure, line)
         return failure
     if check_mutation:
         for index, (before, after) in enumerate(zip(args, given)):

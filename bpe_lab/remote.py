@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from .codec import Unreadable, pack, unpack
-from .harness import DEFAULT_TIME_LIMIT, CallTimeout, active_limit
+from .harness import DEFAULT_TIME_LIMIT, CallTimeout, active_limit, add_note
 
 
 def worker_command() -> list[str]:
@@ -92,7 +92,7 @@ def learner_exception(info: Any) -> Exception:
         exc = type(name if name.isidentifier() else "Error", (Exception,), {})(message)
     for entry in info.get("where") or []:
         if isinstance(entry, list) and len(entry) == 3:
-            exc.add_note(f"  line {entry[1]} of your {str(entry[0])[:60]}: {str(entry[2])[:200]}")
+            add_note(exc, f"  line {entry[1]} of your {str(entry[0])[:60]}: {str(entry[2])[:200]}")
     return exc
 
 
@@ -143,7 +143,8 @@ class Session:
         self.process.wait()
         for stream in (self.process.stdin, self.process.stdout):
             with contextlib.suppress(OSError):
-                stream.close()
+                if stream is not None:
+                    stream.close()
         self.process = None
 
     def __enter__(self) -> Session:

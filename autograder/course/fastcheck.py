@@ -64,8 +64,8 @@ def check_notebook(
         A :class:`autograder.course.grading.Result`; ``error`` is set when the notebook cannot be read.
 
     Example:
-        >>> you = submissions.Submission("you", "01_pair_counts_and_merge", path)
-        >>> check_notebook(root, you).score  # doctest: +SKIP
+        >>> you = submissions.Submission("you", "01_pair_counts_and_merge", Path("mine.ipynb"))
+        >>> check_notebook(Path("."), you).score  # the course root; a sandboxed run of seconds  # doctest: +SKIP
         8.0
     """
     overrides = dict(overrides or {})

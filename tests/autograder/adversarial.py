@@ -123,7 +123,7 @@ FAKE_CHECKS_IMPORT = _code(
 READ_SEED = _code(
     """
     import os
-    print("SEED", os.environ.get("BPE_COURSE_SECRET", os.environ.get("BPE_COURSE_SEED", "unseen")))
+    print("SEED", os.environ.get("BPE_COURSE_SECRET", "unseen"))
     """
 )
 

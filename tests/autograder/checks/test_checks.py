@@ -91,7 +91,7 @@ def test_checks_are_deterministic_from_one_process_to_the_next():
         "except checks.CheckFailed as exc:\n    print(exc)\n"
     )
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
-    env = {**os.environ, "BPE_COURSE_SEED": "7", "PYTHONPATH": root}
+    env = {**os.environ, "PYTHONPATH": root}
     runs = [
         subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=root) for _ in "ab"
     ]
