@@ -14,9 +14,15 @@ c.CourseDirectory.course_id = "bpe-course"
 c.CourseDirectory.source_directory = "solutions"
 c.CourseDirectory.release_directory = "notebooks"
 
-# Each cell may run this long while a notebook is graded; the hidden checks also stop every single call of
-# a learner's function after 2 s, so a slow or endless function costs 2 s, not the whole cell.
-c.Execute.timeout = 120
+# Time limits on student code count the CPU time it spends (its processes and threads together: the cgroup's
+# accounting, else the process tree), so that a busy grading machine (`grade --jobs N` on a shared server) never
+# costs a correct submission a point and a regrade gives the same grades. An endless loop costs its CPU limit,
+# about the same time on a quiet machine. Each limit has a wall clock too, a generous backstop against code that
+# sleeps or waits; only a CPU-time timeout makes a function "not called again". The hidden checks stop every call
+# of a learner's function after 2 s of CPU time (60 s of wall time), so a slow or endless function costs 2 s, not
+# the whole cell.
+c.LimitedExecute.cell_timeout = 120  # CPU seconds per cell in the grading kernel
+c.Execute.timeout = 600  # wall seconds per cell (the backstop)
 c.Execute.interrupt_on_timeout = True
 
 # A test cell that a learner deleted is put back from the source notebook, and graded.
@@ -39,7 +45,7 @@ c.LimitOutput.max_lines = 200
 # Limits on the grading kernel (autograder.isolation.limits; `python -m autograder grade` uses them, and its
 # --memory-limit / --cpu-limit / --output-limit options override them).
 c.LimitedKernelManager.memory_limit = 2 * 1024**3  # bytes of address space
-c.LimitedKernelManager.cpu_limit = 600  # CPU seconds for the whole notebook
+c.LimitedKernelManager.cpu_limit = 600  # RLIMIT_CPU of each process of the kernel: the hard floor under the limits
 c.LimitedExecute.max_output_bytes = 1_000_000  # per cell
 # Student code runs in a bubblewrap sandbox (an allowlist: Python, the learner's install, its own files;
 # autograder.isolation.sandbox). "required" refuses to grade without it; "off" (say it only when the grader is isolated
@@ -49,15 +55,20 @@ c.LimitedKernelManager.process_limit = 256  # processes and threads of one submi
 # Of the installed packages, student code imports only the learner's install (bpe_lab's requirements and their
 # dependencies: autograder.isolation.learner_install). What your students' image adds, list here, e.g. ["pandas"].
 c.LimitedKernelManager.extra_distributions = []
-# All the cells of one notebook get this long together (a `time.sleep` loop in every cell costs it once).
-c.LimitedExecute.notebook_timeout = 600
+# All the cells of one notebook get this much together (a `time.sleep` in every cell costs the wall clock once).
+c.LimitedExecute.notebook_timeout = 600  # CPU seconds
+c.LimitedExecute.notebook_wall_timeout = 1800  # wall seconds (the backstop)
 
 # Test cells are scored outside the kernel (autograder.isolation.judge): the student's code runs in a worker process
 # under the limits and sandbox above, and each test cell runs in the grader, calling the student's functions
 # in the worker and getting plain data back. Code in a submission cannot reach the checks or their answers.
-c.JudgeTests.call_timeout = 10  # seconds per call in a test cell's own asserts (hidden checks: 2 s)
-c.JudgeTests.cell_timeout = 120  # seconds per cell of the submission
-c.JudgeTests.notebook_timeout = 600  # seconds for all of it
+# Its limits count the worker's CPU time, as the kernel's do; the wall clocks are the backstops.
+c.JudgeTests.call_timeout = 10  # CPU seconds per call in a test cell's own asserts (hidden checks: 2 s)
+c.JudgeTests.call_wall_timeout = 60
+c.JudgeTests.cell_timeout = 120  # CPU seconds per cell of the submission
+c.JudgeTests.cell_wall_timeout = 600
+c.JudgeTests.notebook_timeout = 600  # CPU seconds for all of it
+c.JudgeTests.notebook_wall_timeout = 1800
 
 # The pipeline itself (order and reasons: autograder/preprocessors/pipeline.py). Fail closed: where the course's grader
 # is not installed, autograding stops with this message instead of falling back to nbgrader's in-kernel test cells.

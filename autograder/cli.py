@@ -116,7 +116,6 @@ def cmd_grade(args: argparse.Namespace) -> int:
         limits=_limits(args),
         gradebook_url=args.db_url,
         progress=_progress("grading"),
-        class_folder=Path(args.submissions),
     )
     _print(summary.class_lines(results, out, root))
     print(summary.write_class_report(root, root, out, args.db_url, args.assignment))
@@ -132,7 +131,7 @@ def _limits(args: argparse.Namespace) -> dict:
     if args.output_limit is not None:
         limits["LimitedExecute.max_output_bytes"] = args.output_limit
     if args.cell_timeout is not None:
-        limits["Execute.timeout"] = args.cell_timeout
+        limits["LimitedExecute.cell_timeout"] = float(args.cell_timeout)
         limits["JudgeTests.cell_timeout"] = float(args.cell_timeout)
     if args.sandbox is not None:
         limits["LimitedKernelManager.sandbox"] = args.sandbox
@@ -217,7 +216,11 @@ def _limit_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--memory-limit", type=_size, help="memory of a grading kernel, e.g. 2G (default: nbgrader_config)")
     p.add_argument("--cpu-limit", type=int, help="CPU seconds of a grading kernel (default: nbgrader_config)")
     p.add_argument("--output-limit", type=_size, help="output bytes kept per cell, e.g. 1M (default: nbgrader_config)")
-    p.add_argument("--cell-timeout", type=int, help="seconds a cell may run (default: nbgrader_config)")
+    p.add_argument(
+        "--cell-timeout",
+        type=int,
+        help="CPU seconds a cell may use (default: nbgrader_config; its wall clock is set there)",
+    )
     p.add_argument(
         "--sandbox",
         choices=["required", "bwrap", "auto", "off"],

@@ -267,12 +267,12 @@ def _repair_cells(nb, source, problems: list[Problem]) -> None:
         meta = cells.meta(src)
         if grade_id in seen or not cells.is_solution(src) or src.cell_type != "code":
             continue
-        wanted = _defined_functions(src.source) or {grade_id}
+        defines = _defined_functions(src.source) or {grade_id}
         for cell in nb.cells:
-            if cell.cell_type == "code" and not cells.meta(cell) and wanted & _defined_functions(cell.source):
+            if cell.cell_type == "code" and not cells.meta(cell) and defines & _defined_functions(cell.source):
                 cell.metadata["nbgrader"] = copy.deepcopy(dict(meta))
                 problems.append(
-                    Problem("repaired", f"the cell defining {sorted(wanted)[0]}() had lost its nbgrader metadata")
+                    Problem("repaired", f"the cell defining {sorted(defines)[0]}() had lost its nbgrader metadata")
                 )
                 seen[grade_id] = 1
                 break

@@ -14,8 +14,8 @@ Wall times count the other jobs of a shared machine; the ``cpu`` columns (user +
 the in-notebook checks) are what the same work takes on a quiet one, and the load average is printed first.
 
 Then an endless loop: the release notebook of 01 with a ``merge`` that never returns, through ``check`` and through
-``nbconvert --execute`` with the course's cell timeout (``Execute.timeout`` of nbgrader_config.py, 120 s, which is
-what a kernel-based run needs to get past the loop). Usage::
+``nbconvert --execute`` with the course's cell timeout (``LimitedExecute.cell_timeout`` of nbgrader_config.py, 120 s
+of CPU time, given to nbconvert as its wall clock: what a kernel-based run needs to get past the loop). Usage::
 
     python benchmarks/bench_check.py            # 4 notebooks, 3 runs, the endless loop (about 5 minutes)
     python benchmarks/bench_check.py --runs 1 --notebooks 01_pair_counts_and_merge --no-loop
@@ -46,7 +46,7 @@ from autograder.course.directory import assignments  # noqa: E402
 from bpe_lab import cli, harness, selfcheck  # noqa: E402
 
 ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
-LOOP_TIMEOUT = 120  # nbgrader_config.py: c.Execute.timeout
+LOOP_TIMEOUT = 120  # nbgrader_config.py: c.LimitedExecute.cell_timeout (CPU seconds; a spinning loop's wall time)
 
 
 CPU: list[float] = []  # CPU seconds (user + system) of the last command run: what its wall time is on a quiet machine

@@ -265,11 +265,11 @@ def do_check(
 ) -> int:
     """Judge ``name`` in the workspace (or in ``code``, the kernel's cells) and record the result; ``html``: print
     an HTML fragment (for the notebook's check cell: the two codes in two columns) instead of text."""
-    out = io.StringIO() if html else sys.stdout
-    with contextlib.redirect_stdout(out):
+    captured = io.StringIO()
+    with contextlib.redirect_stdout(captured if html else sys.stdout):
         status, shown = _check(name, path, code, folder)
     if html:
-        print(f"<pre>{html_escape(out.getvalue().rstrip())}</pre>")
+        print(f"<pre>{html_escape(captured.getvalue().rstrip())}</pre>")
     if shown is not None:
         print(_show_solution(name, shown, _width(), html))
     return status

@@ -5,38 +5,48 @@ stops at the first one that goes wrong, so the failure it reports is the smalles
 call:
 
 * gets deep copies of its arguments, and the check fails if the function changed them;
-* runs under a time limit (``SIGALRM``, so an infinite loop costs ``time_limit`` seconds, not the cell), and a
-  function that ran out of time once is not called again: every later call of it, by any check or example of
-  the same notebook, fails at once and names the input of that first timeout;
+* runs under a limit on the **CPU time** it uses (``time.process_time``: the process's CPU, all its threads
+  together; :data:`DEFAULT_TIME_LIMIT`), so an endless loop costs about that many seconds and a busy machine,
+  which slows a call's wall clock but not its CPU time, never fails a correct function; a generous wall clock
+  (:data:`DEFAULT_WALL_LIMIT`) is only a backstop against a call that sleeps or waits. A function
+  that used up its CPU time once is not called again: every later call of it, by any check or example of the same
+  notebook, fails at once and names the input of that first timeout (a wall-clock timeout is not held against
+  it). A function that runs in another process (:class:`autograder.isolation.judge.RemoteFunction`) reads the limit with
+  :func:`active_limit` and has that process's CPU time measured there;
 * has its stdout and stderr captured (a learner's progress prints and warnings neither flood the feedback
   nor, on stderr, make nbgrader zero a correct cell).
 
 A failure raises :class:`CheckFailed` (an ``AssertionError``) whose message is three lines: the call (and the
-rule at stake, when the case names one), the expected value, what came back (returned, raised or ran out of
-time). The judges that compare answers live here too, so that the notebooks' own examples
+rule at stake, when the case names one), the expected value, what came back (returned, raised, or which time limit
+it ran past). The judges that compare answers live here too, so that the notebooks' own examples
 (:func:`bpe_lab.selfcheck.expect`) fail with the same three lines.
 """
 
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import copy
 import functools
 import io
 import linecache
 import os
 import re
-import signal
 import sys
-import threading
 import warnings
 import weakref
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from . import cputime
+
 DEFAULT_TIME_LIMIT = 2.0
-"""Seconds one call of a learner's function may take."""
+"""CPU seconds one call of a learner's function may use (its threads together): what an endless loop costs."""
+
+DEFAULT_WALL_LIMIT = 60.0
+"""Wall-clock seconds one call may take whatever CPU it uses: a backstop against a call that sleeps or waits, far
+above what a correct function needs on the busiest machine (a busy machine slows the wall clock, not CPU time)."""
 
 _MAX_ITEMS = 12
 _MAX_TEXT = 160
@@ -86,6 +96,22 @@ class Described:
         return self
 
 
+def add_note(error: BaseException, note: str) -> None:
+    """``error.add_note(note)`` (PEP 678), also on Python 3.10, which has no ``add_note``: there the note goes into
+    ``__notes__`` by hand, where the course's messages read it.
+
+    Example:
+        >>> error = ValueError("x")
+        >>> add_note(error, "a note")
+        >>> error.__notes__
+        ['a note']
+    """
+    if hasattr(error, "add_note"):
+        error.add_note(note)
+    else:
+        vars(error)["__notes__"] = [*getattr(error, "__notes__", []), note]
+
+
 class CheckFailed(AssertionError):
     """A learner's function gave a wrong answer; the message names the input, the expected and the returned value."""
 
@@ -94,8 +120,58 @@ class CheckFailed(AssertionError):
         return [f"{type(self).__name__}: {self}", *getattr(self, "__notes__", [])]
 
 
-class CallTimeout(Exception):
-    """Raised inside a learner's function when it runs past the time limit."""
+def timeout_text(kind: str, seconds: float, verb: str = "return") -> str:
+    """What a call (or, with ``verb="finish"``, a cell) that ran past a time limit did, in the learner's words:
+    ``kind`` is ``"cpu"`` or ``"wall"``.
+
+    Example:
+        >>> timeout_text("cpu", 2)
+        'used more than 2 s of CPU time (an endless loop?)'
+        >>> timeout_text("wall", 60)
+        'did not return within 60 s of wall time while using little CPU (sleeping or waiting?)'
+    """
+    if kind == "cpu":
+        return f"used more than {seconds:g} s of CPU time (an endless loop?)"
+    if kind == "wall":
+        return f"did not {verb} within {seconds:g} s of wall time while using little CPU (sleeping or waiting?)"
+    raise ValueError(f"a time limit is 'cpu' or 'wall', not {kind!r}")
+
+
+class CallTimeout(TimeoutError):
+    """A call ran past a time limit: ``kind`` ``"cpu"`` (it used more than ``seconds`` of CPU time) or ``"wall"``
+    (it did not return within ``seconds`` of wall time). Raised inside the learner's function (a signal), or by a
+    function that runs elsewhere when the process it runs in goes past the limit.
+
+    Example:
+        >>> str(CallTimeout("cpu", 2, "merge"))
+        'merge used more than 2 s of CPU time (an endless loop?)'
+    """
+
+    def __init__(self, kind: str, seconds: float, name: str = "the call") -> None:
+        super().__init__(f"{name} {timeout_text(kind, seconds)}")
+        self.kind, self.seconds = kind, seconds
+
+
+@dataclass(frozen=True)
+class TimeLimit:
+    """The limits of one call: ``cpu`` seconds of CPU time, ``wall`` seconds of wall time (``0``: none)."""
+
+    cpu: float = DEFAULT_TIME_LIMIT
+    wall: float = DEFAULT_WALL_LIMIT
+
+
+_ACTIVE: contextvars.ContextVar[TimeLimit | None] = contextvars.ContextVar("bpe_lab_time_limit", default=None)
+
+
+def active_limit() -> TimeLimit | None:
+    """The limit of the call running now (``None`` outside :func:`call`): a function that runs in another process
+    applies it there, where its CPU time is spent.
+
+    Example:
+        >>> active_limit() is None
+        True
+    """
+    return _ACTIVE.get()
 
 
 @dataclass(frozen=True, eq=False)
@@ -112,22 +188,21 @@ class Case:
 
 
 @contextlib.contextmanager
-def _time_limit(seconds: float):
-    """Raise :class:`CallTimeout` in the running code after ``seconds`` (main thread only; else no limit)."""
-    if seconds <= 0 or threading.current_thread() is not threading.main_thread():
-        yield
-        return
-
-    def _on_alarm(signum, frame):
-        raise CallTimeout
-
-    previous = signal.signal(signal.SIGALRM, _on_alarm)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
+def _time_limit(limit: TimeLimit) -> Iterator[None]:
+    """Raise :class:`CallTimeout` in the running code once this process has used ``limit.cpu`` more seconds of CPU
+    time (all its threads) or ``limit.wall`` seconds have passed (:func:`bpe_lab.cputime.limited`: the main thread
+    on a POSIX system; elsewhere no limit). Inside another limited call the outer limit holds and no timer is set.
+    :func:`active_limit` gives the limit meanwhile."""
+    outer = _ACTIVE.get()
+    token = _ACTIVE.set(limit if outer is None else outer)
     try:
-        yield
+        if outer is not None:
+            yield
+        else:
+            with cputime.limited(limit.cpu, limit.wall, CallTimeout):
+                yield
     finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
+        _ACTIVE.reset(token)
 
 
 class _Sink(io.TextIOBase):
@@ -142,19 +217,25 @@ class _Sink(io.TextIOBase):
 
 @dataclass
 class Outcome:
-    """What one call did: its return value or the exception it raised, and whether it timed out.
+    """What one call did: its return value or the exception it raised, or the time limit it ran past.
 
-    ``earlier``: the function had already run out of time on another input and was not called; that first
-    call's text and expected value.
+    ``timeout``: the :class:`CallTimeout` (its ``kind``, ``"cpu"`` or ``"wall"``, and seconds). ``earlier``: the
+    function had already used up its CPU time on another input and was not called; that first call's text and
+    expected value.
     """
 
     value: Any = None
     error: BaseException | None = None
-    timed_out: bool = False
+    timeout: CallTimeout | None = None
     earlier: tuple[str, str] | None = None
 
+    @property
+    def timed_out(self) -> bool:
+        """It ran past a time limit, now or on an earlier input."""
+        return self.timeout is not None or self.earlier is not None
 
-# A function that ran out of time once, by its owner: the learner's function object itself, or, for a function
+
+# A function that used up its CPU time once, by its owner: the learner's function object itself, or, for a function
 # that runs elsewhere (the judge's remote functions), the session it runs in (``_session``), so that the record
 # lasts as long as the notebook's code and no longer. A learner who redefines the function starts afresh.
 _TIMED_OUT: weakref.WeakKeyDictionary[Any, dict[str, tuple[str, str]]] = weakref.WeakKeyDictionary()
@@ -170,13 +251,13 @@ def _owner(fn: Callable[..., Any]) -> tuple[Any, str] | None:
 
 
 def timed_out_before(fn: Callable[..., Any]) -> tuple[str, str] | None:
-    """The call text and expected value of ``fn``'s first timeout, or ``None`` if it never ran out of time."""
+    """The call text and expected value of ``fn``'s first CPU-time timeout, or ``None`` if it never had one."""
     key = _owner(fn)
     return _TIMED_OUT.get(key[0], {}).get(key[1]) if key else None
 
 
 def timed_out_in(owner: Any) -> list[str]:
-    """The names of the functions of ``owner`` (a judge's session) that ran out of time."""
+    """The names of the functions of ``owner`` (a judge's session) that used up their CPU time."""
     try:
         return list(_TIMED_OUT.get(owner, {}))
     except TypeError:
@@ -201,23 +282,33 @@ def call(
     *,
     name: str | None = None,
     expected: Any = None,
+    wall_limit: float = DEFAULT_WALL_LIMIT,
 ) -> Outcome:
-    """Call ``fn(*args)`` with a time limit, stdout/stderr and warnings swallowed, and any exception caught.
+    """Call ``fn(*args)`` under ``time_limit`` CPU seconds and ``wall_limit`` wall seconds, stdout/stderr and
+    warnings swallowed, and any exception caught.
 
-    With ``name``, a timeout is recorded (``name(*args)`` and ``expected``), and a function that timed out
-    before is not called: the outcome is a timeout whose ``earlier`` names that first call.
+    With ``name``, a CPU-time timeout is recorded (``name(*args)`` and ``expected``), and a function that had one
+    before is not called: the outcome names that first call (``earlier``). A wall-clock timeout is not recorded:
+    a function that waited once may be called again.
+
+    Example:
+        >>> call(sorted, ([2, 1],)).value
+        [1, 2]
+        >>> import time
+        >>> call(time.sleep, (5,), wall_limit=0.1).timeout.kind
+        'wall'
     """
     if name is not None:
         earlier = timed_out_before(fn)
         if earlier is not None:
-            return Outcome(timed_out=True, earlier=earlier)
-    outcome = _call(fn, args, time_limit)
-    if outcome.timed_out and name is not None:
+            return Outcome(earlier=earlier)
+    outcome = _call(fn, args, TimeLimit(time_limit, wall_limit))
+    if outcome.timeout is not None and outcome.timeout.kind == "cpu" and name is not None:
         _record_timeout(fn, format_call(name, args), expected)
     return outcome
 
 
-def _call(fn: Callable[..., Any], args: Sequence[Any], time_limit: float) -> Outcome:
+def _call(fn: Callable[..., Any], args: Sequence[Any], limit: TimeLimit) -> Outcome:
     sink = _Sink()
     try:
         with (
@@ -226,16 +317,16 @@ def _call(fn: Callable[..., Any], args: Sequence[Any], time_limit: float) -> Out
             warnings.catch_warnings(),
         ):
             warnings.simplefilter("ignore")
-            with _time_limit(time_limit):
+            with _time_limit(limit):
                 return Outcome(value=fn(*args))
-    except CallTimeout:
-        return Outcome(timed_out=True)
+    except CallTimeout as timeout:  # here, or in the process where a remote function runs
+        return Outcome(timeout=timeout)
     except RecursionError as exc:
         return Outcome(error=exc)
     except Exception as exc:  # the learner's bug, reported in the message
         line = learners_line(exc)
         if line:
-            exc.add_note(line)
+            add_note(exc, line)
         return Outcome(error=exc)
 
 
@@ -294,10 +385,18 @@ def fail(call_text: str, expected: Any, returned: str, note: str = "", *, shown:
     return CheckFailed("\n".join(lines))
 
 
-def timeout_reason(time_limit: float, earlier: bool) -> str:
+def timeout_reason(time_limit: float, earlier: bool, timeout: CallTimeout | None = None) -> str:
+    """The ``returned:`` line of a call that ran past a limit: ``timeout`` says which (by default the CPU time,
+    ``time_limit`` seconds); ``earlier``: it was not called, having used up its CPU time on this input before.
+
+    Example:
+        >>> timeout_reason(2, False)
+        'returned: nothing: it used more than 2 s of CPU time (an endless loop?)'
+    """
     if earlier:
-        return "returned: nothing in time on this input (an endless loop?), so it is not called again here"
-    return f"returned: nothing within {time_limit:g} s (an endless loop?)"
+        return "returned: nothing: it used up its CPU time on this input (an endless loop?), so it is not called again"
+    kind, seconds = (timeout.kind, timeout.seconds) if timeout is not None else ("cpu", time_limit)
+    return f"returned: nothing: it {timeout_text(kind, seconds)}"
 
 
 def error_reason(err: BaseException) -> str:
@@ -326,12 +425,12 @@ def verdict(
     if outcome.earlier is not None:
         first, shown = outcome.earlier
         return fail(first, shown, timeout_reason(time_limit, True), shown=True)  # the note was for another call
-    if outcome.timed_out:
-        return fail(text, expected, timeout_reason(time_limit, False), note)
+    if outcome.timeout is not None:
+        return fail(text, expected, timeout_reason(time_limit, False, outcome.timeout), note)
     if outcome.error is not None:
         failure = fail(text, expected, error_reason(outcome.error), note)
         for line in getattr(outcome.error, "__notes__", []):  # where in the learner's cells it was raised
-            failure.add_note(line)
+            add_note(failure, line)
         return failure
     if check_mutation:
         for index, (before, after) in enumerate(zip(args, given)):
@@ -378,7 +477,7 @@ def run_cases(
         expected_of: the reference function; called on a deep copy of the same arguments.
         judge: ``judge(returned, expected, args)`` returns ``None`` when the answer is right, else a short
             reason such as ``"returned: [7, 7]"``.
-        time_limit: seconds per call.
+        time_limit: CPU seconds per call (the wall clock's backstop is :data:`DEFAULT_WALL_LIMIT`).
         check_mutation: fail when ``fn`` changes its arguments.
 
     Returns:

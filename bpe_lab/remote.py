@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from .codec import Unreadable, pack, unpack
-from .harness import DEFAULT_TIME_LIMIT, CallTimeout
+from .harness import DEFAULT_TIME_LIMIT, CallTimeout, active_limit, add_note
 
 
 def worker_command() -> list[str]:
@@ -92,7 +92,7 @@ def learner_exception(info: Any) -> Exception:
         exc = type(name if name.isidentifier() else "Error", (Exception,), {})(message)
     for entry in info.get("where") or []:
         if isinstance(entry, list) and len(entry) == 3:
-            exc.add_note(f"  line {entry[1]} of your {str(entry[0])[:60]}: {str(entry[2])[:200]}")
+            add_note(exc, f"  line {entry[1]} of your {str(entry[0])[:60]}: {str(entry[2])[:200]}")
     return exc
 
 
@@ -143,7 +143,8 @@ class Session:
         self.process.wait()
         for stream in (self.process.stdin, self.process.stdout):
             with contextlib.suppress(OSError):
-                stream.close()
+                if stream is not None:
+                    stream.close()
         self.process = None
 
     def __enter__(self) -> Session:
@@ -224,10 +225,10 @@ class Session:
         try:
             reply = self._request({"op": "call", "name": name, "args": sent, "limit": limit}, limit * BACKSTOP)
         except _NoReply:
-            raise CallTimeout from None
+            raise CallTimeout("wall", limit * BACKSTOP, name) from None
         except ValueError as exc:
             raise TypeError(f"{name} sent back an answer that cannot be read ({exc})") from None
-        return self.answer(name, args, sent, reply)
+        return self.answer(name, args, sent, reply, limit)
 
     def call_many(self, name: str, calls: list[list[Any]], limit: float) -> list[dict[str, Any]]:
         """The worker's replies to ``name`` called on each packed argument list of ``calls`` (up to the first
@@ -243,11 +244,19 @@ class Session:
         answers = reply.get("answers")
         return [a for a in answers if isinstance(a, dict)] if isinstance(answers, list) else []
 
-    def answer(self, name: str, args: tuple[Any, ...], sent: list[Any], reply: dict[str, Any]) -> Any:
-        """What the call returns here for the worker's ``reply`` (see :class:`RemoteFunction`)."""
+    def answer(
+        self,
+        name: str,
+        args: tuple[Any, ...],
+        sent: list[Any],
+        reply: dict[str, Any],
+        limit: float = DEFAULT_TIME_LIMIT,
+    ) -> Any:
+        """What the call returns here for the worker's ``reply`` to a call under ``limit`` CPU seconds (see
+        :class:`RemoteFunction`)."""
         if reply.get("timed_out"):
             self.close()  # a function caught the limit and went on: it is not trusted to stop
-            raise CallTimeout
+            raise CallTimeout("cpu", limit, name)
         if "raised" in reply:
             raise learner_exception(reply["raised"])
         if "unreadable" in reply:
@@ -304,9 +313,10 @@ class RemoteFunction:
         if self._ahead:
             expected, reply = self._ahead.popleft()
             if expected == sent:
-                return self._session.answer(self.__name__, args, sent, reply)
+                return self._session.answer(self.__name__, args, sent, reply, self.limit)
             self._ahead.clear()
-        return self._session.call(self.__name__, args, self.limit, sent)
+        active = active_limit()  # a check's own limit, when one calls it
+        return self._session.call(self.__name__, args, active.cpu if active and active.cpu > 0 else self.limit, sent)
 
     def __repr__(self) -> str:
         return f"<your function {self.__name__}>"

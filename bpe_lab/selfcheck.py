@@ -28,6 +28,7 @@ from .harness import (
     Described,
     Judge,
     Outcome,
+    add_note,
     as_pair,
     call,
     format_call,
@@ -121,9 +122,9 @@ def expect(
             text = text.replace(format_call(name, args), format_call(name, named), 1)
         example = ExampleFailed(text)
         for line in getattr(failure, "__notes__", []):
-            example.add_note(line)
+            add_note(example, line)
         for line in failing_helpers(fn, sys._getframe(1).f_globals, name):  # a helper it calls is wrong: say so
-            example.add_note(line)
+            add_note(example, line)
         raise example from None
     return outcome.value
 
@@ -283,8 +284,9 @@ def _run_part(name: str, fn: Callable[..., Any], part: expected.PublicPart, name
     def expected_of(*args: Any, _answers: dict[str, Any] = part.answers) -> Any:
         return _answers[repr(args)]  # read only: the judges compare, and the learner's function never sees it
 
-    if callable(getattr(fn, "prefetch", None)):  # a function in another process: every case in one exchange
-        fn.prefetch([c.args for c in ordered_cases(part.cases)])
+    prefetch = getattr(fn, "prefetch", None)
+    if callable(prefetch):  # a function in another process: every case in one exchange
+        prefetch([c.args for c in ordered_cases(part.cases)])
 
     return run_cases(name, learner, part.cases, expected_of, judge)
 
@@ -345,7 +347,7 @@ def check_parts(
         except CheckFailed as failed:
             notes = failing_helpers(fn, names, name) if notes is None else notes
             for note in notes:
-                failed.add_note(note)
+                add_note(failed, note)
             results.append((part.part, 0, failed))
     return results
 
@@ -406,7 +408,7 @@ def check(name: str, fn: Callable[..., Any] | None = None, namespace: Mapping[st
         count = _run_public(name, fn, namespace)
     except CheckFailed as failed:
         for note in failing_helpers(fn, namespace, name):
-            failed.add_note(note)
+            add_note(failed, note)
         raise
     judged = f", judged with your {' and '.join(JUDGED_BY)}" if name == "disagreeing_merges" else ""
     print(f"{name}: the {count} public cases pass ({time.perf_counter() - start:.1f} s{judged})")

@@ -27,14 +27,15 @@ dropped and never read as a reply. Requests (``op``) and replies:
 from __future__ import annotations
 
 import builtins
+import contextlib
 import json
 import os
-import signal
 import sys
 import types
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from . import cputime
 from .codec import pack, unpack
 
 JUDGING = "BPE_LAB_JUDGING"
@@ -69,25 +70,17 @@ def called_names(fn: Callable[..., Any], namespace: Mapping[str, Any]) -> list[s
 
 
 class _OutOfTime(BaseException):
-    pass
+    """Past a call's CPU time (a ``BaseException``: the learner's ``except Exception`` does not catch it)."""
 
 
-def _on_prof(signum: int, frame: Any) -> None:
-    raise _OutOfTime
+def _out_of_time(kind: str, seconds: float) -> _OutOfTime:
+    return _OutOfTime(kind, seconds)
 
 
-class _cpu_limit:
-    """Raise :class:`_OutOfTime` in the running code after ``seconds`` of this process's CPU time."""
-
-    def __init__(self, seconds: float) -> None:
-        self.seconds = seconds
-
-    def __enter__(self) -> None:
-        signal.signal(signal.SIGPROF, _on_prof)
-        signal.setitimer(signal.ITIMER_PROF, max(self.seconds, 0.001))
-
-    def __exit__(self, *exc: object) -> None:
-        signal.setitimer(signal.ITIMER_PROF, 0)
+def _cpu_limit(seconds: float) -> contextlib.AbstractContextManager[bool]:
+    """Raise :class:`_OutOfTime` in the running code after ``seconds`` of this process's CPU time, its threads
+    together (:func:`bpe_lab.cputime.limited`; the judge's wall clock is the backstop)."""
+    return cputime.limited(max(seconds, 0.001), 0.0, _out_of_time)
 
 
 SOURCES: dict[str, str] = {}
@@ -174,7 +167,8 @@ def main() -> None:
                     with _cpu_limit(float(request.get("timeout", 60.0))):
                         exec(compile(source, f"<cell {cell_id}>", "exec"), namespace)
                 except _OutOfTime:
-                    errors.append([cell_id, f"TimeoutError: ran past {request.get('timeout', 60.0):g} s", []])
+                    used = f"used more than {request.get('timeout', 60.0):g} s of CPU time (a loop at top level?)"
+                    errors.append([cell_id, f"TimeoutError: {used}", []])
                 except BaseException as exc:  # the learner's error: reported, the next cell runs
                     info = _error(exc)
                     errors.append([cell_id, f"{info['type']}: {info['message']}".rstrip(": "), info["where"]])

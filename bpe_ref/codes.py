@@ -144,7 +144,7 @@ def parse_codes(text: str) -> tuple[list[Pair], str]:
         item = tuple(line.strip("\r\n ").split(" "))
         if len(item) != 2 or not item[0] or not item[1]:
             raise ValueError(f"line {number + offset} of the codes file is not two symbols: {line!r}")
-        merges.append(item)  # type: ignore[arg-type]
+        merges.append((item[0], item[1]))
     return merges, marker
 
 

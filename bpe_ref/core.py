@@ -338,7 +338,7 @@ def apply_bpe(word: str, merges: Sequence[Pair]) -> list[str]:
         TypeError / ValueError: ``word`` is not a non-empty str, or an entry of ``merges`` is not two
         non-empty strings.
 
-    Example (assignment 02):
+    Example (assignment 04):
         >>> apply_bpe("abc", [("a", "b"), ("ab", "c")])
         ['abc', '</w>']
         >>> apply_bpe("abc", [("ab", "c"), ("a", "b")])
@@ -366,7 +366,7 @@ def encode(word: str, rules: Sequence[Pair]) -> list[str]:
     Raises:
         TypeError / ValueError: ``word`` is not a non-empty str, or a rule is not two non-empty strings.
 
-    Example (assignment 03):
+    Example (assignment 04):
         >>> rules = [("e", "s"), ("es", "t"), ("l", "o"), ("lo", "w")]
         >>> encode("lowest", rules), encode("xyz", rules)
         (['low', 'est'], ['x', 'y', 'z'])

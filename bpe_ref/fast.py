@@ -39,6 +39,7 @@ from __future__ import annotations
 import heapq
 from collections import defaultdict
 from collections.abc import Mapping
+from typing import Any
 
 from . import primitives as bpe
 from . import validate as check
@@ -272,7 +273,8 @@ def _train_ordered(
             where[key].append(index)
 
     # heap entries are (-count, order key of the left symbol, of the right symbol, pair); the pair never decides
-    order = [_reverse(name) for name in names] if largest else names
+    # (the symbols' order keys: _reverse's for "largest", else the symbols themselves, the very list of names)
+    order: list[Any] = [_reverse(name) for name in names] if largest else names
     # a pair below min_frequency never gets an entry (it could not be chosen); it gets one if its count ever rises
     heap = [(-c, order[key >> shift], order[key & mask], key) for key, c in counts.items() if c >= min_frequency]
     heapq.heapify(heap)

@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -239,7 +239,7 @@ def _gpt4(text: str) -> dict[str, Any]:
     }
 
 
-_MAKERS = {
+_MAKERS: dict[str, Callable[..., Any]] = {
     "training": _training,
     "merges": _merges,
     "tie_breaks": _tie_breaks,

@@ -10,6 +10,7 @@ graded functions and their case generators; it runs no process, reads no file an
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import Any
 
@@ -79,7 +80,7 @@ MERGE = Spec(
     "merge",
     bpe_ref.merge,
     ("sequence", {"fresh": True}),
-    {part: Part(gen.sized_later(lambda part=part: gen.merge_cases(part))) for part in ("basic", "overlaps")},
+    {part: Part(gen.sized_later(functools.partial(gen.merge_cases, part))) for part in ("basic", "overlaps")},
 )
 
 

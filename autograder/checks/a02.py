@@ -10,6 +10,7 @@ graded functions and their case generators; it runs no process, reads no file an
 
 from __future__ import annotations
 
+import functools
 import random
 from collections.abc import Callable
 from typing import Any
@@ -78,14 +79,15 @@ def check_count_pairs(fn: Callable[..., Any], part: str = "basic", time_limit: f
     run_spec(COUNT_PAIRS, fn, part, time_limit)
 
 
+def _count_pairs_part(part: str) -> list[Case]:
+    return COUNT_PAIRS_FIXED[part] + _vocab_cases(part, gen.SEED + 20)  # the seed of the moment
+
+
 COUNT_PAIRS = Spec(
     "count_pairs",
     bpe_ref.count_pairs,
     ("mapping", {"fresh": True}),
-    {
-        part: Part(gen.sized_later(lambda part=part: COUNT_PAIRS_FIXED[part] + _vocab_cases(part, gen.SEED + 20)))
-        for part in ("basic", "weighted")
-    },
+    {part: Part(gen.sized_later(functools.partial(_count_pairs_part, part))) for part in ("basic", "weighted")},
 )
 
 
@@ -114,6 +116,10 @@ MERGE_VOCAB_FIXED = {
 
 
 @gen.memo
+def _merge_vocab_part(part: str) -> list[Case]:
+    return MERGE_VOCAB_FIXED[part] + gen.generated(_merge_vocab_cases(part))
+
+
 def _merge_vocab_cases(part: str) -> list[Case]:
     rng = random.Random(gen.SEED + 21)
     cases = []
@@ -154,10 +160,7 @@ MERGE_VOCAB = Spec(
     "merge_vocab",
     bpe_ref.merge_vocab,
     ("mapping", {"fresh": True}),
-    {
-        part: Part(gen.sized_later(lambda part=part: MERGE_VOCAB_FIXED[part] + gen.generated(_merge_vocab_cases(part))))
-        for part in ("basic", "edge")
-    },
+    {part: Part(gen.sized_later(functools.partial(_merge_vocab_part, part))) for part in ("basic", "edge")},
 )
 
 

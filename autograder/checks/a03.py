@@ -10,6 +10,7 @@ graded functions and their case generators; it runs no process, reads no file an
 
 from __future__ import annotations
 
+import functools
 import random
 from collections.abc import Callable
 from typing import Any
@@ -87,7 +88,10 @@ BEST_PAIR = Spec(
     "best_pair",
     bpe_ref.best_pair,
     ("pair", {}),
-    {tie_break: Part(gen.sized_later(lambda t=tie_break: _best_pair_cases(t))) for tie_break in bpe_ref.TIE_BREAKS},
+    {
+        tie_break: Part(gen.sized_later(functools.partial(_best_pair_cases, tie_break)))
+        for tie_break in bpe_ref.TIE_BREAKS
+    },
 )
 
 

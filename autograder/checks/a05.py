@@ -199,7 +199,7 @@ TRAIN_BYTES = Spec(
     "train_bytes",
     ref.train_bytes,
     ("mapping", {"order": True, "order_note": "right merges, not in merge order"}),  # in merge order, right ids
-    {part: Part(lambda part=part: _train_cases(part)) for part in ("basic", "ties")},
+    {part: Part(functools.partial(_train_cases, part)) for part in ("basic", "ties")},
     remember=False,
 )
 
@@ -285,7 +285,7 @@ ENCODE_BYTES = Spec(
     "encode_bytes",
     ref.encode_bytes,
     _LIST_OF_IDS,
-    {part: Part(lambda part=part: _encode_cases(part)) for part in ("basic", "rank")},
+    {part: Part(functools.partial(_encode_cases, part)) for part in ("basic", "rank")},
     remember=False,
 )
 
@@ -337,6 +337,10 @@ def check_decode_bytes(fn: Callable[..., Any], part: str = "basic", time_limit: 
 
 
 @gen.memo
+def _decode_cases(part: str) -> list[Case]:
+    return list(DECODE_FIXED[part]) + gen.generated(_decode_generated(part))
+
+
 def _decode_generated(part: str) -> list[Case]:
     cases: list[Case] = []
     table = _genesis_table()
@@ -358,10 +362,7 @@ DECODE_BYTES = Spec(
     "decode_bytes",
     ref.decode_bytes,
     ("text", {}),
-    {
-        part: Part(lambda part=part: list(DECODE_FIXED[part]) + gen.generated(_decode_generated(part)))
-        for part in ("basic", "partial")
-    },
+    {part: Part(functools.partial(_decode_cases, part)) for part in ("basic", "partial")},
     adapter="value_error_as_value",  # an unknown id: the ValueError raised is the answer judged
     remember=False,
 )
@@ -458,6 +459,10 @@ def check_encode_ranks(fn: Callable[..., Any], part: str = "basic", time_limit: 
 
 
 @gen.memo
+def _ranks_cases(part: str) -> list[Case]:
+    return list(RANKS_FIXED[part]) + gen.generated(_ranks_generated(part))
+
+
 def _ranks_generated(part: str) -> list[Case]:
     cases: list[Case] = []
     if part in ("basic", "special"):
@@ -477,10 +482,7 @@ ENCODE_RANKS = Spec(
     ref.encode_ranks,
     _LIST_OF_IDS,
     {
-        **{
-            part: Part(lambda part=part: list(RANKS_FIXED[part]) + gen.generated(_ranks_generated(part)))
-            for part in ("basic", "special")
-        },
+        **{part: Part(functools.partial(_ranks_cases, part)) for part in ("basic", "special")},
         "gpt4": Part(lambda: _gpt4_cases(gen.SEED + 540), reference=_tiktoken_ids),
     },
     remember=False,

@@ -24,7 +24,7 @@ import random
 import secrets
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from bpe_lab.harness import Case
 from bpe_ref import END_OF_WORD
@@ -153,8 +153,11 @@ def memo(build: Callable[..., list[Case]]) -> Callable[..., list[Case]]:
     return cached
 
 
-def generated(cases: list[Case]) -> list[Case]:
-    """``cases``, or none when :data:`FIXED_ONLY` is set."""
+T = TypeVar("T")
+
+
+def generated(cases: list[T]) -> list[T]:
+    """``cases`` (inputs or cases), or none when :data:`FIXED_ONLY` is set."""
     return [] if FIXED_ONLY else cases
 
 

@@ -9,8 +9,10 @@ nbgrader's ``OverwriteCells`` does), and the test cells are judged as ``grade``'
 the hidden tests from the source notebook, the same checks. A test cell scores its points when it ends without an error
 (nbgrader's rule for code cells), so the scores are ``grade``'s.
 
-What differs, on purpose: time. ``check`` gives a submission's cells seconds where ``grade`` gives minutes
-(:data:`CHECK_TIMEOUTS`): an endless loop costs the learner a few seconds, not the course's cell timeout.
+What differs, on purpose: time. ``check`` gives a submission's cells seconds of CPU time where ``grade`` gives
+minutes (:data:`CHECK_TIMEOUTS`): an endless loop costs the learner a few seconds, not the course's cell timeout.
+Like ``grade``'s, its limits count CPU time, so a busy machine does not change a score; the wall clock is only a
+backstop against code that sleeps.
 """
 
 from __future__ import annotations
@@ -26,8 +28,16 @@ from ..isolation.judge import judge_cells, kernel_limits, worker_session
 from . import grading, submissions
 from .directory import load_config
 
-CHECK_TIMEOUTS = {"call_timeout": 3.0, "cell_timeout": 3.0, "notebook_timeout": 60.0}
-"""Seconds for ``check``: per call in a test cell's own lines, per cell of the submission, for the whole notebook."""
+CHECK_TIMEOUTS = {
+    "call_timeout": 3.0,
+    "cell_timeout": 3.0,
+    "notebook_timeout": 60.0,
+    "call_wall_timeout": 30.0,
+    "cell_wall_timeout": 30.0,
+    "notebook_wall_timeout": 180.0,
+}
+"""Limits for ``check`` (:data:`autograder.isolation.judge.TIMEOUTS`): CPU seconds per call in a test cell's own
+lines, per cell of the submission and for the whole notebook; then the wall clock's backstops for each."""
 
 
 def _source_notebook(course_root: Path, assignment: str) -> Path:
@@ -47,15 +57,15 @@ def check_notebook(
         course_root: the course directory.
         submission: the notebook and its assignment.
         overrides: nbgrader config overrides (``LimitedKernelManager.*``, ``JudgeTests.*``).
-        timeouts: ``call_timeout``, ``cell_timeout``, ``notebook_timeout`` in seconds (default
-            :data:`CHECK_TIMEOUTS`; a ``JudgeTests.cell_timeout`` override sets the cell's).
+        timeouts: any of :data:`CHECK_TIMEOUTS`, in seconds (by default those; a ``JudgeTests.cell_timeout``
+            override sets the cell's CPU seconds).
 
     Returns:
         A :class:`autograder.course.grading.Result`; ``error`` is set when the notebook cannot be read.
 
     Example:
-        >>> you = submissions.Submission("you", "01_pair_counts_and_merge", path)
-        >>> check_notebook(root, you).score  # doctest: +SKIP
+        >>> you = submissions.Submission("you", "01_pair_counts_and_merge", Path("mine.ipynb"))
+        >>> check_notebook(Path("."), you).score  # the course root; a sandboxed run of seconds  # doctest: +SKIP
         8.0
     """
     overrides = dict(overrides or {})

@@ -358,7 +358,6 @@ def grade(
     limits: dict | None = None,
     gradebook_url: str | None = None,
     progress: Callable[[int], Any] | None = None,
-    class_folder: Path | None = None,
 ) -> list[Result]:
     """Autograde ``submissions`` through the course's nbgrader pipeline into an nbgrader course directory.
 
@@ -388,8 +387,6 @@ def grade(
             machines (``--shard``) can grade into one PostgreSQL gradebook at once.
         progress: called with the number of submissions to grade; returns a bar with ``update(1)`` and
             ``close()``, e.g. ``lambda n: tqdm(total=n)``.
-        class_folder: the folder the submissions were found in, hidden from student code as a whole (with
-            ``--shard``, ``submissions`` is only a share of it).
 
     Returns:
         One :class:`Result` per submission, in the order given. A submission that cannot be graded has
@@ -424,7 +421,7 @@ def grade(
     bar = progress(len(todo)) if progress and todo else None
     target = course_target(course_root, course_dir, gradebook_url)
 
-    limits = {**_sandbox_paths(course_root, out, submissions, class_folder, course_dir), **(limits or {})}
+    limits = {**batch_config(course_root), **(limits or {})}
     template = out / "template"
     if todo and not (template / "gradebook.db").exists():
         error = Workspace.create(course_root, template, limits).prepare(names)
@@ -445,9 +442,10 @@ def grade(
             bar.update(1)
 
     if jobs == 1:
-        grader = _Grader(course_root, out, 0, feedback, limits) if todo else None
-        for index, submission in todo:
-            finished(index, grader.grade(submission), 0)
+        if todo:
+            grader = _Grader(course_root, out, 0, feedback, limits)
+            for index, submission in todo:
+                finished(index, grader.grade(submission), 0)
     else:
         # a dead worker (the out-of-memory killer) costs only what it was grading, which is graded again alone
         def lost(item: tuple[int, Submission], reason: str) -> None:
@@ -481,17 +479,15 @@ def course_target(course_root: Path, course_dir: Path, gradebook_url: str | None
     return make_course_directory(course_root, course_dir, gradebook_url)
 
 
-def _sandbox_paths(
-    course_root: Path,
-    out: Path,
-    submissions: list[Submission],
-    class_folder: Path | None = None,
-    course_dir: Path | None = None,
-) -> dict:
+def batch_config(course_root: Path) -> dict[str, str]:
     """The grading config a batch needs beyond the course's: the course's secret for the hidden checks' inputs.
 
     The sandbox needs nothing per batch: it is an allowlist (:mod:`autograder.isolation.sandbox`), so no course folder,
-    class folder or output folder is visible to student code, wherever they are. (Signature kept for :func:`grade`.)
+    class folder or output folder is visible to student code, wherever they are.
+
+    Example:
+        >>> batch_config(Path("/course"))
+        {'JudgeTests.secret_file': '/course/.course_secret'}
     """
     from ..checks.cases import SECRET_FILE
 

@@ -28,6 +28,7 @@ import collections
 import contextlib
 import io
 import json
+import math
 import os
 import select
 import shutil
@@ -36,7 +37,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -45,12 +46,12 @@ from nbformat.notebooknode import NotebookNode
 from bpe_lab import cells as cells_
 from bpe_lab import codec, measure, probes
 from bpe_lab.codec import Unreadable, pack
-from bpe_lab.harness import timed_out_in
+from bpe_lab.harness import CallTimeout, TimeLimit, active_limit, add_note, timed_out_in, timeout_text
 
 from ..doctor import python_of
 from . import sandbox
 from .kernel import LimitedKernelManager
-from .limits import KEPT_ENVIRONMENT, Cgroup, joined_command, limited_command
+from .limits import KEPT_ENVIRONMENT, POLL_SECONDS, Cgroup, CpuMeter, joined_command, limited_command
 
 
 def _worker_source() -> str:
@@ -88,11 +89,7 @@ class ProcessDied(Exception):
 
 
 class OutOfTime(Exception):
-    """The notebook used up its time budget."""
-
-
-class _WorkerTimeout(Exception):
-    pass
+    """The notebook used up its time budget (its CPU time, or the wall clock's backstop)."""
 
 
 class Opaque:
@@ -143,7 +140,7 @@ def student_exception(info: Mapping[str, Any]) -> Exception:
     where = info.get("where")
     for entry in where if isinstance(where, list) else []:
         if isinstance(entry, list) and len(entry) == 3:  # where in the submission's cells it was raised
-            exc.add_note(f"  line {entry[1]} of your cell {str(entry[0])[:60]}: {str(entry[2])[:200]}")
+            add_note(exc, f"  line {entry[1]} of your cell {str(entry[0])[:60]}: {str(entry[2])[:200]}")
     return exc
 
 
@@ -157,6 +154,27 @@ def _sync(target: Any, after: Any) -> None:
     elif isinstance(target, set) and isinstance(after, set):
         target.clear()
         target.update(after)
+
+
+class _Watch:
+    """The limits of one request, checked each time the grader wakes up while it waits (see :meth:`Worker.request`)."""
+
+    def __init__(self, limit: TimeLimit, cpu_seconds: Callable[[], float]) -> None:
+        self.limit, self.cpu_seconds = limit, cpu_seconds
+        self.start_cpu = cpu_seconds() if limit.cpu > 0 else 0.0
+        self.deadline = time.monotonic() + limit.wall if limit.wall > 0 else None
+        self.first = True
+
+    def wait(self) -> float:
+        """Seconds to wait for the worker before looking again; raises :class:`CallTimeout` past a limit."""
+        if self.first:  # nothing to measure yet
+            self.first = False
+        elif self.limit.cpu > 0 and self.cpu_seconds() - self.start_cpu > self.limit.cpu:
+            raise CallTimeout("cpu", self.limit.cpu)
+        left = POLL_SECONDS if self.deadline is None else self.deadline - time.monotonic()
+        if left <= 0:
+            raise CallTimeout("wall", self.limit.wall)
+        return min(left, POLL_SECONDS) if self.limit.cpu > 0 else left
 
 
 class Worker:
@@ -177,28 +195,33 @@ class Worker:
             start_new_session=True,
             env={name: os.environ[name] for name in KEPT_ENVIRONMENT if name in os.environ},  # no secrets
         )
-        os.set_blocking(self.process.stdin.fileno(), False)
+        if self.process.stdin is None or self.process.stdout is None:  # never: both are pipes
+            raise RuntimeError("the worker's pipes did not open")
+        self.stdin, self.stdout = self.process.stdin, self.process.stdout
+        os.set_blocking(self.stdin.fileno(), False)
         self._buffer = bytearray()
 
-    def request(self, message: dict, timeout: float) -> dict:
-        """Send ``message`` and wait up to ``timeout`` seconds for the reply.
+    def request(self, message: dict, limit: TimeLimit, cpu_seconds: Callable[[], float]) -> dict:
+        """Send ``message`` and wait for the reply while the worker uses at most ``limit.cpu`` seconds of CPU time
+        (``cpu_seconds()``: the worker's CPU so far, its processes and threads together, read every
+        :data:`POLL_SECONDS`) and at most ``limit.wall`` seconds pass (``0``: no such limit).
 
         Raises:
-            _WorkerTimeout: no reply in time. ProcessDied: the worker is gone. ValueError: a reply that is not
-            a JSON object or is larger than :data:`MAX_REPLY_BYTES`.
+            bpe_lab.harness.CallTimeout: past a limit (``kind`` says which). ProcessDied: the worker is gone.
+            ValueError: a reply that is not a JSON object or is larger than :data:`MAX_REPLY_BYTES`.
         """
-        deadline = time.monotonic() + max(timeout, 0.0)
+        watch = _Watch(limit, cpu_seconds)
         data = (json.dumps(message) + "\n").encode("utf-8")
-        out, inp = self.process.stdin.fileno(), self.process.stdout.fileno()
+        out, inp = self.stdin.fileno(), self.stdout.fileno()
         while data:
-            if not select.select([], [out], [], self._left(deadline))[1]:
+            if not select.select([], [out], [], watch.wait())[1]:
                 continue
             try:
                 data = data[os.write(out, data) :]
             except (BrokenPipeError, ConnectionResetError):
                 raise ProcessDied("the process running the code stopped") from None
         while b"\n" not in self._buffer:
-            if not select.select([inp], [], [], self._left(deadline))[0]:
+            if not select.select([inp], [], [], watch.wait())[0]:
                 continue
             chunk = os.read(inp, 1 << 16)
             if not chunk:
@@ -216,13 +239,6 @@ class Worker:
             raise ValueError("a reply that is not a JSON object")
         return reply
 
-    @staticmethod
-    def _left(deadline: float) -> float:
-        left = deadline - time.monotonic()
-        if left <= 0:
-            raise _WorkerTimeout
-        return left
-
     def kill(self) -> None:
         """Stop the worker and everything it started."""
         with contextlib.suppress(ProcessLookupError, PermissionError):
@@ -230,7 +246,7 @@ class Worker:
         with contextlib.suppress(ProcessLookupError):
             self.process.kill()
         self.process.wait()
-        for stream in (self.process.stdin, self.process.stdout):
+        for stream in (self.stdin, self.stdout):
             with contextlib.suppress(OSError):
                 stream.close()
 
@@ -238,12 +254,17 @@ class Worker:
 class Session:
     """The submission's code loaded in a worker, cell by cell, and restarted when a call kills or hangs it.
 
+    Every limit counts the worker's **CPU time** (its processes and threads together, :class:`CpuMeter`), so a
+    busy grading machine never costs a correct submission; each also has a wall clock, a generous backstop against
+    code that sleeps or waits.
+
     Args:
         command: see :class:`Worker`.
-        call_timeout: seconds a call may take outside the hidden checks (which set their own, shorter limit).
-        cell_timeout: seconds one cell of the submission may run.
-        notebook_timeout: seconds for the whole notebook (cells, calls and restarts); past it everything fails
-            with :class:`OutOfTime`.
+        call_timeout: CPU seconds a call may use outside the hidden checks (which set their own, shorter limit:
+            :func:`bpe_lab.harness.active_limit`); ``call_wall_timeout`` its wall clock.
+        cell_timeout: CPU seconds one cell of the submission may use; ``cell_wall_timeout`` its wall clock.
+        notebook_timeout: CPU seconds for the whole notebook (cells, calls and restarts together);
+            ``notebook_wall_timeout`` its wall clock. Past either, everything fails with :class:`OutOfTime`.
     """
 
     def __init__(
@@ -253,14 +274,20 @@ class Session:
         call_timeout: float = 10.0,
         cell_timeout: float = 120.0,
         notebook_timeout: float = 600.0,
+        call_wall_timeout: float = 60.0,
+        cell_wall_timeout: float = 600.0,
+        notebook_wall_timeout: float = 1800.0,
     ) -> None:
-        self.command, self.call_timeout, self.cell_timeout = command, call_timeout, cell_timeout
-        self.deadline = time.monotonic() + notebook_timeout
-        self.notebook_timeout = notebook_timeout
+        self.command = command
+        self.call_limit = TimeLimit(call_timeout, call_wall_timeout)
+        self.cell_limit = TimeLimit(cell_timeout, cell_wall_timeout)
+        self.notebook_limit = TimeLimit(notebook_timeout, notebook_wall_timeout)
+        self.started = time.monotonic()
         self.workdir = tempfile.mkdtemp(prefix="bpe-judge-")
         self.loaded: list[dict] = []  # cells that ran to the end (with or without an error): replayed on restart
         self.worker: Worker | None = None
         self.cgroup: Cgroup | None = None  # every process of the worker, when the machine allows it
+        self.meter = CpuMeter(lambda: self.cgroup, lambda: self.worker.process.pid if self.worker else None)
 
     def close(self) -> None:
         if self.worker is not None:
@@ -277,36 +304,60 @@ class Session:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def _budget(self, seconds: float) -> float:
-        left = self.deadline - time.monotonic()
-        if left <= 0:
-            raise OutOfTime(f"the notebook used up its {self.notebook_timeout:g} s")
-        return min(seconds, left)
+    def _limit(self, wanted: TimeLimit) -> TimeLimit:
+        """``wanted``, cut to what is left of the notebook's budget; :class:`OutOfTime` when nothing is."""
+        notebook = self.notebook_limit
+        cpu_left = notebook.cpu - self.meter.seconds() if notebook.cpu > 0 else math.inf
+        wall_left = notebook.wall - (time.monotonic() - self.started) if notebook.wall > 0 else math.inf
+        for kind, left in (("cpu", cpu_left), ("wall", wall_left)):
+            if left <= 0:
+                raise self._out_of_time(kind)
+        cpu = min(wanted.cpu if wanted.cpu > 0 else math.inf, cpu_left)
+        wall = min(wanted.wall if wanted.wall > 0 else math.inf, wall_left)
+        return TimeLimit(0.0 if cpu == math.inf else cpu, 0.0 if wall == math.inf else wall)
 
-    def _request(self, message: dict, timeout: float) -> dict:
+    def _out_of_time(self, kind: str) -> OutOfTime:
+        seconds = self.notebook_limit.cpu if kind == "cpu" else self.notebook_limit.wall
+        return OutOfTime(f"the notebook used up its {seconds:g} s of {'CPU' if kind == 'cpu' else 'wall'} time")
+
+    def _request(self, message: dict, wanted: TimeLimit) -> dict:
+        """Send ``message`` under ``wanted`` (and the notebook's budget), starting the worker if need be.
+
+        Raises:
+            CallTimeout: past ``wanted`` (its own seconds). OutOfTime: past the notebook's budget. ProcessDied,
+            ValueError: see :meth:`Worker.request`.
+        """
         try:
             if self.worker is None:
                 self.worker = Worker(self.command, self.workdir)
                 for cell in self.loaded:  # silently, as before
-                    self.worker.request({"op": "run", "cells": [cell]}, self._budget(self.cell_timeout))
-            return self.worker.request(message, self._budget(timeout))
-        except BaseException:  # a timeout, a death, a garbled reply, or SIGALRM from a check: start afresh
+                    self.worker.request(
+                        {"op": "run", "cells": [cell]}, self._limit(self.cell_limit), self.meter.seconds
+                    )
+            return self.worker.request(message, self._limit(wanted), self.meter.seconds)
+        except BaseException as exc:  # a timeout, a death, a garbled reply, or a check's signal: start afresh
             if self.worker is not None:
+                self.meter.seconds()  # what it used, kept when no cgroup counts it
                 self.worker.kill()
                 self.worker = None
             if self.cgroup is not None:
                 self.cgroup.kill_all()  # what it started in sessions of their own
+            if isinstance(exc, CallTimeout):
+                own = wanted.cpu if exc.kind == "cpu" else wanted.wall
+                if own <= 0 or exc.seconds < own:  # the notebook's budget was the nearer limit
+                    raise self._out_of_time(exc.kind) from None
+                raise CallTimeout(exc.kind, own) from None
             raise
 
     def run(self, cell_id: str, source: str) -> str:
         """Run one cell of the submission (magics do nothing); returns ``""`` or ``"Type: message"`` of what it
-        raised."""
+        raised (a ``TimeoutError`` past the cell's limits)."""
         cell = {"id": cell_id, "source": python_of(source)}
         timed_out = sorted(timed_out_in(self))  # a function that looped in a test cell does not loop here again
         try:
-            reply = self._request({"op": "run", "cells": [cell], "timed_out": timed_out}, self.cell_timeout)
-        except _WorkerTimeout:
-            return f"TimeoutError: the cell ran longer than {self.cell_timeout:g} s"
+            reply = self._request({"op": "run", "cells": [cell], "timed_out": timed_out}, self.cell_limit)
+        except CallTimeout as exc:
+            return f"TimeoutError: the cell {timeout_text(exc.kind, exc.seconds, 'finish')}"
         except ProcessDied:
             return "ProcessDied: the process stopped while running this cell"
         except (ValueError, RecursionError) as exc:
@@ -321,9 +372,9 @@ class Session:
         if not names:
             return {}
         try:
-            reply = self._request({"op": "lookup", "names": names}, self.call_timeout)
-        except _WorkerTimeout:
-            raise TimeoutError(f"the submission's code gave no answer within {self.call_timeout:g} s") from None
+            reply = self._request({"op": "lookup", "names": names}, self.call_limit)
+        except CallTimeout as exc:
+            raise CallTimeout(exc.kind, exc.seconds, "the submission's code") from None
         found: dict[str, Any] = {}
         for name in names:
             entry = reply.get("names", {}).get(name, {})
@@ -336,17 +387,19 @@ class Session:
                 found[name] = _opaque(entry.get("value"))
         return found
 
-    def call(self, name: str, args: tuple, kwargs: dict) -> Any:
-        """Call the submission's ``name(*args, **kwargs)`` in the worker; see :class:`RemoteFunction`."""
+    def call(self, name: str, args: tuple, kwargs: dict, limit: TimeLimit | None = None) -> Any:
+        """Call the submission's ``name(*args, **kwargs)`` in the worker under ``limit`` (default: the session's
+        call limits); see :class:`RemoteFunction`."""
         try:
             sent = [pack(a) for a in args]
             sent_kwargs = {k: pack(v) for k, v in kwargs.items()}
         except Unreadable as exc:
             raise TypeError(f"cannot send a {exc} to {name}") from None
+        message = {"op": "call", "name": name, "args": sent, "kwargs": sent_kwargs}
         try:
-            reply = self._request({"op": "call", "name": name, "args": sent, "kwargs": sent_kwargs}, self.call_timeout)
-        except _WorkerTimeout:
-            raise TimeoutError(f"{name} returned nothing within {self.call_timeout:g} s") from None
+            reply = self._request(message, limit or self.call_limit)
+        except CallTimeout as exc:
+            raise CallTimeout(exc.kind, exc.seconds, name) from None
         except ValueError as exc:
             raise StudentError(f"{name} sent back an answer that cannot be read ({exc})") from None
         if "raised" in reply:
@@ -507,7 +560,9 @@ class RemoteFunction:
     exception is raised again here under its own name.
 
     Raises:
-        TimeoutError: no answer within the session's ``call_timeout``. ProcessDied: the worker stopped.
+        bpe_lab.harness.CallTimeout: past the CPU time (or the wall clock) of the check that calls it
+        (:func:`bpe_lab.harness.active_limit`), else of the session's ``call_timeout``. ProcessDied: the worker
+        stopped.
         StudentError: a non-built-in exception, or an answer that cannot be read.
     """
 
@@ -515,7 +570,7 @@ class RemoteFunction:
         self._session, self.__name__ = session, name
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        return self._session.call(self.__name__, args, kwargs)
+        return self._session.call(self.__name__, args, kwargs, active_limit())  # a check's limit, if one runs it
 
     def __repr__(self) -> str:
         return f"<function {self.__name__}>"
@@ -640,30 +695,33 @@ def worker_command(
     return joined_command([*(prefix or []), *command], cgroup)
 
 
+TIMEOUTS = (
+    *("call_timeout", "cell_timeout", "notebook_timeout"),
+    *("call_wall_timeout", "cell_wall_timeout", "notebook_wall_timeout"),
+)
+"""The time limits of a :class:`Session` (and of :class:`JudgeTests`): CPU seconds, and wall seconds as backstops."""
+
+
 @contextlib.contextmanager
-def worker_session(
-    limits: Mapping[str, Any],
-    *,
-    call_timeout: float,
-    cell_timeout: float,
-    notebook_timeout: float,
-    folder: str | None = None,
-) -> Iterator[Session]:
+def worker_session(limits: Mapping[str, Any], *, folder: str | None = None, **timeouts: float) -> Iterator[Session]:
     """A :class:`Session` whose worker runs under the grading kernel's ``limits`` (``memory_limit``,
     ``cpu_limit``, ``process_limit``, ``sandbox``): in the allowlist sandbox with a private copy of ``folder``
     (the notebook's), in a cgroup of its own where the machine allows it. The one place the worker is set up,
-    for ``grade`` (:class:`JudgeTests`) and ``check`` (:mod:`autograder.course.fastcheck`).
+    for ``grade`` (:class:`JudgeTests`) and ``check`` (:mod:`autograder.course.fastcheck`). ``timeouts``: the
+    :data:`TIMEOUTS` of the session.
 
     Raises:
         autograder.isolation.sandbox.SandboxUnavailable: ``sandbox`` is ``required`` and bubblewrap cannot run (fail
         closed).
+        TypeError: a timeout that is not one of :data:`TIMEOUTS`.
     """
+    unknown = sorted(set(timeouts) - set(TIMEOUTS))
+    if unknown:
+        raise TypeError(f"unknown time limits {unknown}; the limits are {', '.join(TIMEOUTS)}")
     bwrap = sandbox.resolve(limits["sandbox"])
     if not bwrap:
         sandbox.refuse_visible_answer_keys()  # no sandbox: the grader's environment must not hold the solutions
-    with Session(
-        [], call_timeout=call_timeout, cell_timeout=cell_timeout, notebook_timeout=notebook_timeout
-    ) as session:
+    with Session([], **timeouts) as session:
         files = tempfile.mkdtemp(dir=session.workdir)
         sandbox.private_copy(folder, files)
         extra = limits.get("extra_distributions", ())

@@ -77,7 +77,13 @@ class LimitedKernelManager(AsyncKernelManager):
     def sandbox_prefix(self, files_from: str | None = None) -> list[str]:
         """The ``bwrap`` argv that runs this kernel (see :func:`autograder.isolation.sandbox.sandbox_argv`): it may
         import :data:`autograder.isolation.sandbox.KERNEL_PACKAGES` (the learner's toolkit, which the notebooks' own
-        cells use) and nothing else of the course; its ZeroMQ sockets and connection file are bound in."""
+        cells use) and nothing else of the course; its ZeroMQ sockets and connection file are bound in.
+
+        Raises:
+            autograder.isolation.sandbox.SandboxUnavailable: this manager runs its kernels without the sandbox.
+        """
+        if not self._bwrap:
+            raise sandbox.SandboxUnavailable(f"this kernel manager runs without the sandbox (sandbox={self.sandbox!r})")
         return sandbox.sandbox_argv(
             self._bwrap,
             course_packages=sandbox.KERNEL_PACKAGES,

@@ -6,9 +6,14 @@ nbgrader bounds a cell's wall time only. Here each grading kernel (:mod:`autogra
 * in the allowlist sandbox of :mod:`autograder.isolation.sandbox` (required for grading: without bubblewrap it refuses);
 * in a :class:`Cgroup` of its own where the machine allows it: memory (default 2 GiB) and processes (256) for all
   its processes together, and whatever it leaves running is killed; else ``RLIMIT_NPROC``;
-* under ``RLIMIT_AS`` (memory per process), ``RLIMIT_CPU`` (600 s per process) and ``RLIMIT_FSIZE`` (file size);
-* with output budgets per cell and per notebook (:mod:`autograder.preprocessors.limited_execute`, the ``Execute``
-preprocessor).
+* under ``RLIMIT_AS`` (memory per process), ``RLIMIT_CPU`` (600 s per process, the hard floor) and
+  ``RLIMIT_FSIZE`` (file size);
+* under time limits that count the **CPU time** its processes and threads spend together (:class:`CpuMeter`: the
+  cgroup's accounting, else the process tree in ``/proc``), per call, per cell and per notebook, so that a busy
+  grading machine never costs a correct submission; wall-clock limits are only backstops against code that sleeps
+  or waits;
+* with output budgets per cell and per notebook (:mod:`autograder.preprocessors.limited_execute`, the
+  ``Execute`` preprocessor).
 
 The kernel is started by a few lines of Python (:data:`JOIN_CGROUP`, then bubblewrap, then
 :data:`SET_LIMITS`, each run with ``python -I -S -c`` in milliseconds) that set the limits and become the kernel.
@@ -22,6 +27,7 @@ import os
 import signal
 import sys
 import time
+from collections.abc import Callable
 
 from . import sandbox
 from .sandbox import KEPT_ENVIRONMENT, SandboxUnavailable
@@ -32,7 +38,7 @@ __all__ = ["KEPT_ENVIRONMENT", "SandboxUnavailable", "bubblewrap"]
 
 bubblewrap = sandbox.bubblewrap
 
-PRIVATE_ENVIRONMENT = ("BPE_COURSE_SEED", "BPE_COURSE_SECRET")
+PRIVATE_ENVIRONMENT = ("BPE_COURSE_SECRET",)
 """Variables student code never gets, even with the sandbox off."""
 
 
@@ -83,11 +89,13 @@ class Cgroup:
     namespace, ``RLIMIT_AS``, ``RLIMIT_CPU`` and ``RLIMIT_FSIZE`` per process, and size-limited in-memory
     folders for disk (:mod:`autograder.isolation.sandbox`).
 
-    Processes join it before they become the sandbox (:data:`JOIN_CGROUP`), so every child is born inside.
+    Processes join it before they become the sandbox (:data:`JOIN_CGROUP`), so every child is born inside. Its CPU
+    accounting (:meth:`cpu_seconds`: ``cpu.stat`` in v2, the ``cpuacct`` controller in v1 where it is writable)
+    counts every process that ever ran in it.
     """
 
-    def __init__(self, folders: list[str], procs: list[str]) -> None:
-        self.folders, self.procs = folders, procs
+    def __init__(self, folders: list[str], procs: list[str], cpu_file: str = "") -> None:
+        self.folders, self.procs, self.cpu_file = folders, procs, cpu_file
 
     @classmethod
     def create(cls, memory: int, processes: int) -> Cgroup | None:
@@ -118,7 +126,7 @@ class Cgroup:
             return None  # not delegated to us: enabling them would move this process's siblings
         folder = os.path.join(parent, name)
         os.mkdir(folder)
-        made = cls([folder], [os.path.join(folder, "cgroup.procs")])
+        made = cls([folder], [os.path.join(folder, "cgroup.procs")], os.path.join(folder, "cpu.stat"))
         try:
             _write(os.path.join(folder, "memory.max"), memory or "max")
             _write(os.path.join(folder, "memory.swap.max"), 0, optional=True)
@@ -130,7 +138,7 @@ class Cgroup:
 
     @classmethod
     def _v1(cls, own: dict[str, str], name: str, memory: int, processes: int) -> Cgroup | None:
-        folders = []
+        folders: list[str] = []
         for controller in ("memory", "pids"):
             key = next((k for k in own if controller in k.split(",")), None)
             base = os.path.join("/sys/fs/cgroup", controller)
@@ -140,7 +148,16 @@ class Cgroup:
             folder = os.path.join(base, own[key].lstrip("/"), name)
             os.mkdir(folder)
             folders.append(folder)
-        made = cls(folders, [os.path.join(f, "cgroup.procs") for f in folders])
+        cpu_file = ""
+        key = next((k for k in own if "cpuacct" in k.split(",")), None)
+        accounting = os.path.join("/sys/fs/cgroup", "cpuacct")
+        if key is not None and os.path.isdir(accounting):  # optional: else the process tree is read (CpuMeter)
+            with contextlib.suppress(OSError):
+                folder = os.path.join(accounting, own[key].lstrip("/"), name)
+                os.mkdir(folder)
+                folders.append(folder)
+                cpu_file = os.path.join(folder, "cpuacct.usage")
+        made = cls(folders, [os.path.join(f, "cgroup.procs") for f in folders], cpu_file)
         try:
             if memory:
                 _write(os.path.join(folders[0], "memory.limit_in_bytes"), memory)
@@ -158,6 +175,24 @@ class Cgroup:
             with contextlib.suppress(OSError, ValueError), open(path) as handle:
                 found |= {int(line) for line in handle if line.strip()}
         return sorted(found)
+
+    def cpu_seconds(self) -> float | None:
+        """CPU seconds (user and system) used by every process that ever ran in it, or ``None`` where this
+        machine gives it no CPU accounting."""
+        if not self.cpu_file:
+            return None
+        try:
+            with open(self.cpu_file) as handle:
+                text = handle.read()
+        except OSError:
+            return None
+        if self.cpu_file.endswith("cpuacct.usage"):  # v1: nanoseconds
+            return int(text.strip() or 0) / 1e9
+        for line in text.splitlines():  # v2: "usage_usec N" among others
+            key, _, value = line.partition(" ")
+            if key == "usage_usec":
+                return int(value) / 1e6
+        return None
 
     def close(self) -> None:
         """Kill every process still in it, and remove it."""
@@ -179,6 +214,81 @@ class Cgroup:
 
 
 _COUNTER = itertools.count()
+
+_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+
+
+def tree_cpu_seconds(pid: int) -> float | None:
+    """CPU seconds used by process ``pid`` and its descendants alive now, as ``/proc`` has them: each one's user
+    and system time (all its threads) and that of the children it has reaped. ``None`` when ``pid`` is gone or
+    ``/proc`` cannot tell.
+
+    Example:
+        >>> tree_cpu_seconds(os.getpid()) > 0
+        True
+    """
+    total, todo, seen = 0.0, [pid], set()
+    while todo:
+        current = todo.pop()
+        if current in seen:
+            continue
+        seen.add(current)
+        try:
+            with open(f"/proc/{current}/stat") as handle:
+                fields = handle.read().rpartition(")")[2].split()
+            for task in os.listdir(f"/proc/{current}/task"):
+                with open(f"/proc/{current}/task/{task}/children") as handle:
+                    todo += [int(child) for child in handle.read().split()]
+        except (OSError, ValueError):
+            if current == pid:
+                return None
+            continue  # a child that ended meanwhile: its parent's reaped-children time has it, or will
+        total += sum(int(x) for x in fields[11:15]) / _TICKS  # utime, stime, cutime, cstime
+    return total
+
+
+POLL_SECONDS = 0.05
+"""How often the grader reads the CPU time of a run of student code while it waits for it (the judge's worker, the
+kernel): a CPU-time limit is overshot by at most about this much."""
+
+
+class CpuMeter:
+    """The CPU seconds used so far by one run of a submission's code, its processes and threads together.
+
+    From the run's :class:`Cgroup` where it has CPU accounting (every process that ever ran in it, children that
+    escaped their parents included); else from ``/proc`` (:func:`tree_cpu_seconds`) under the run's current root
+    process, ``root()``, which changes when the run is restarted: what an earlier root had used when last read is
+    kept. A process that leaves that tree (an orphan where no sandbox reaps it) is not counted there;
+    ``RLIMIT_CPU`` still bounds each process.
+
+    Args:
+        cgroup: gives the run's cgroup or ``None`` (read at each measure: a run may get one after it starts).
+        root: gives the pid of the run's root process now, or ``None`` when none runs.
+
+    Example:
+        >>> CpuMeter(lambda: None, os.getpid).seconds() > 0
+        True
+    """
+
+    def __init__(self, cgroup: Callable[[], Cgroup | None], root: Callable[[], int | None]) -> None:
+        self._cgroup, self._root = cgroup, root
+        self._earlier = 0.0
+        self._last: tuple[int | None, float] = (None, 0.0)
+
+    def seconds(self) -> float:
+        """CPU seconds used so far."""
+        group = self._cgroup()
+        used = group.cpu_seconds() if group is not None else None
+        if used is not None:
+            return used
+        pid = self._root()
+        last_pid, last = self._last
+        if pid != last_pid:  # a new root: keep what the old one had used
+            self._earlier += last
+            last = 0.0
+        now = tree_cpu_seconds(pid) if pid is not None else None
+        self._last = (pid, max(last, now if now is not None else last))
+        return self._earlier + self._last[1]
 
 
 def _own_cgroups() -> dict[str, str]:

@@ -238,7 +238,7 @@ def course_package_dirs(installed: bool = True) -> dict[str, list[str]]:
 
     found: dict[str, list[str]] = {}
     for module in (autograder, bpe_ref, bpe_lab):
-        found[module.__name__] = [os.path.dirname(os.path.realpath(module.__file__))]
+        found[module.__name__] = [os.path.realpath(folder) for folder in module.__path__]
     if installed:
         for folder in [*site.getsitepackages(), site.getusersitepackages()]:
             for name in COURSE_PACKAGES:

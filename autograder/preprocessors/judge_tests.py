@@ -23,7 +23,7 @@ from bpe_lab import cells as cells_
 from ..checks import cases
 from ..course.directory import find_course_root
 from ..doctor import writable
-from ..isolation.judge import judge_cells, kernel_limits, worker_session
+from ..isolation.judge import TIMEOUTS, judge_cells, kernel_limits, worker_session
 
 
 class JudgeTests(NbGraderPreprocessor):
@@ -39,9 +39,14 @@ class JudgeTests(NbGraderPreprocessor):
     """
 
     enabled = Bool(True, help="judge test cells outside the kernel").tag(config=True)
-    call_timeout = Float(10.0, help="seconds per call of a student function in a test cell").tag(config=True)
-    cell_timeout = Float(120.0, help="seconds per cell of the submission").tag(config=True)
-    notebook_timeout = Float(600.0, help="seconds for all of a notebook's cells and tests").tag(config=True)
+    call_timeout = Float(
+        10.0, help="CPU seconds per call of a student function in a test cell's own lines (hidden checks: 2 s)"
+    ).tag(config=True)
+    cell_timeout = Float(120.0, help="CPU seconds per cell of the submission").tag(config=True)
+    notebook_timeout = Float(600.0, help="CPU seconds for all of a notebook's cells and tests").tag(config=True)
+    call_wall_timeout = Float(60.0, help="wall seconds per call (a backstop against sleeping code)").tag(config=True)
+    cell_wall_timeout = Float(600.0, help="wall seconds per cell (a backstop)").tag(config=True)
+    notebook_wall_timeout = Float(1800.0, help="wall seconds for the whole notebook (a backstop)").tag(config=True)
     secret_file = Unicode(
         "", help="the course's secret for the hidden checks' inputs (default: .course_secret in the course folder)"
     ).tag(config=True)
@@ -72,11 +77,9 @@ class JudgeTests(NbGraderPreprocessor):
                 "JudgeTests.seed is 'public': the hidden checks use the inputs whose expected answers bpe_lab ships "
                 "to learners, so a table of those answers scores full marks. Grade for marks with seed 'student'."
             )
-        timeouts = {"call_timeout": self.call_timeout, "cell_timeout": self.cell_timeout}
+        timeouts = {name: getattr(self, name) for name in TIMEOUTS}
         folder = (resources.get("metadata") or {}).get("path") or None
-        with worker_session(
-            self._kernel_limits(), notebook_timeout=self.notebook_timeout, folder=folder, **timeouts
-        ) as (session):
+        with worker_session(self._kernel_limits(), folder=folder, **timeouts) as session:
             seeded = cases.student_seed(secret, str(info.get("student", ""))) if secret else contextlib.nullcontext()
             with seeded:
                 judged = judge_cells(nb.cells, tests, session)

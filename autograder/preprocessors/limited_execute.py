@@ -1,5 +1,8 @@
 """nbgrader's ``Execute`` step for grading: a limited, sandboxed kernel whose failures cost only their own cells.
 
+Time limits count the kernel's CPU time, per cell (``cell_timeout``) and per notebook (``notebook_timeout``), so that
+a busy grading machine never costs a correct submission; the wall clock (nbclient's ``timeout`` per cell,
+``notebook_wall_timeout``) is only a backstop against code that sleeps or waits.
 Output budgets per cell (1 MB) and per notebook (5 MB) cover prints, displays and their updates, and widget messages;
 error messages are kept, cut short; no message over 64 MB is ever read by the grader. A cell whose kernel dies,
 stalls or floods its output gets an error and the kernel is restarted with the cells above replayed; past
@@ -9,27 +12,32 @@ stalls or floods its output gets an error and the kernel is restarted with the c
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import copy
 import json
+import math
 import os
 import shutil
+import signal
 import subprocess
 import tempfile
 import time
+from collections.abc import Coroutine
 from typing import Any
 
-from jupyter_core.utils import run_sync
+from jupyter_core.utils import ensure_async, run_sync
 from nbclient.exceptions import CellTimeoutError, DeadKernelError
 from nbformat.notebooknode import NotebookNode
 from nbgrader.preprocessors import Execute
-from traitlets import Bool, Integer
+from traitlets import Bool, Float, Integer
 
 from bpe_lab import cells
+from bpe_lab.harness import timeout_text
 
 from ..isolation import sandbox
 from ..isolation.kernel import LimitedKernelManager
-from ..isolation.limits import PRIVATE_ENVIRONMENT, Cgroup
+from ..isolation.limits import POLL_SECONDS, PRIVATE_ENVIRONMENT, Cgroup, CpuMeter
 
 __all__ = ["LimitedExecute"]
 
@@ -101,7 +109,17 @@ class LimitedExecute(Execute):
         self._output_bytes: dict[int, int] = {}
 
     max_kernel_restarts = Integer(3, help="kernel deaths survived per notebook").tag(config=True)
-    notebook_timeout = Integer(600, help="seconds for all the cells of a notebook (0: no limit)").tag(config=True)
+    # nbclient's own `timeout` (Execute.timeout) is the wall clock of one cell: a backstop against a cell that sleeps
+    cell_timeout = Float(
+        120.0, help="CPU seconds one cell may use, the kernel's processes and threads together (0: no limit)"
+    ).tag(config=True)
+    notebook_timeout = Float(600.0, help="CPU seconds for all the cells of a notebook (0: no limit)").tag(config=True)
+    notebook_wall_timeout = Float(
+        1800.0, help="wall seconds for all the cells of a notebook, a backstop against code that sleeps (0: no limit)"
+    ).tag(config=True)
+    stop_grace = Float(
+        5.0, help="wall seconds a cell past a limit has to end once interrupted, before its kernel is killed"
+    ).tag(config=True)
     run_test_cells = Bool(
         False,
         help="also run the test cells in the kernel (autograder.preprocessors.judge_tests.JudgeTests scores them)",
@@ -150,8 +168,11 @@ class LimitedExecute(Execute):
     start_new_kernel_client = run_sync(async_start_new_kernel_client)
 
     def preprocess(self, nb: NotebookNode, resources: Any, km: Any = None):
-        self._deadline = time.monotonic() + self.notebook_timeout if self.notebook_timeout else None
-        self._output_bytes, self._notebook_bytes, self._dead, self._noted, self._restarts = {}, 0, False, {}, 0
+        self._started = time.monotonic()
+        self._meter = CpuMeter(lambda: getattr(self.km, "_cgroup", None), self._kernel_pid)
+        self._stopped: tuple[str, str] | None = None
+        self._noted: dict[int, bool] = {}
+        self._output_bytes, self._notebook_bytes, self._dead, self._restarts = {}, 0, False, 0
         self._scratch = ""
         try:
             return super().preprocess(nb, resources, km)
@@ -163,14 +184,20 @@ class LimitedExecute(Execute):
     async def async_execute_cell(
         self, cell: NotebookNode, cell_index: int, execution_count: int | None = None, store_history: bool = True
     ) -> NotebookNode:
-        """Run a cell; if the kernel dies (``os._exit``, a crash, the CPU limit), record it and go on.
+        """Run a cell under its limits; if the kernel dies (``os._exit``, a crash, a resource limit), record it and go
+        on.
 
-        The cell gets a ``KernelDied`` error (0 points if it is a test cell); the kernel is restarted and the
-        code cells above are run again, silently, so that the rest of the notebook is graded as usual.
+        The limits count the kernel's CPU time (:class:`autograder.isolation.limits.CpuMeter`: its processes and threads
+        together): ``cell_timeout`` for the cell and what is left of ``notebook_timeout`` for the notebook; the wall
+        clock (``timeout`` for the cell, ``notebook_wall_timeout`` for the notebook) is a backstop against code that
+        sleeps. A cell past a limit is interrupted and gets a ``CellTimeout`` (or ``NotebookTimeout``) error saying
+        which; if it does not end within ``stop_grace`` seconds its kernel is killed. A cell whose kernel died gets a
+        ``KernelDied`` error (0 points if it is a test cell); the kernel is restarted and the code cells above are
+        run again, silently, so that the rest of the notebook is graded as usual.
 
         Test cells are not run here unless ``run_test_cells`` is set:
         :class:`autograder.preprocessors.judge_tests.JudgeTests` scores them outside the kernel. Once the notebook has
-        used up ``notebook_timeout``, the remaining cells are not run and get a ``NotebookTimeout`` error.
+        used up its budget, the remaining cells are not run and get a ``NotebookTimeout`` error.
         """
         if cells.is_test(cell) and not self.run_test_cells:
             cell.outputs = []
@@ -178,33 +205,32 @@ class LimitedExecute(Execute):
         if cell.cell_type == "code" and getattr(self, "_dead", False):
             cell.outputs = [_note("KernelDied", f"not run: the kernel died more than {self.max_kernel_restarts} times")]
             return cell
-        left = self._time_left()
-        if cell.cell_type == "code" and left is not None and left < 1:  # cells get whole seconds: none is left
-            cell.outputs = [
-                NotebookNode(
-                    output_type="error",
-                    ename="NotebookTimeout",
-                    evalue=f"not run: the notebook used up its {self.notebook_timeout} s",
-                    traceback=[f"NotebookTimeout: the notebook used up its {self.notebook_timeout} s"],
-                )
-            ]
+        used_up = self._used_up()
+        if cell.cell_type == "code" and used_up:
+            cell.outputs = [_note("NotebookTimeout", f"not run: {used_up}")]
             return cell
         try:
-            return await super().async_execute_cell(cell, cell_index, execution_count, store_history)
+            return await self._watched(
+                super().async_execute_cell(cell, cell_index, execution_count, store_history), cell
+            )
         except (DeadKernelError, CellTimeoutError) as exc:
-            # a dead kernel, or one that neither answered nor finished its output in time (it ignores SIGINT, it
-            # floods its output channel): this cell fails, the kernel is restarted, the rest is graded
+            # a dead kernel (killed past a limit, or it died), or one whose output did not stop in time: this cell
+            # fails, the kernel is restarted, the rest is graded
             self._restarts = getattr(self, "_restarts", 0) + 1
-            if isinstance(exc, DeadKernelError):
+            if self._stopped is not None:
+                name, text = self._stopped
+                cell.outputs.append(_note(name, f"{text}; the kernel was restarted"))
+            elif isinstance(exc, DeadKernelError):
                 cell.outputs.append(_note("KernelDied", "the kernel stopped while running this cell (os._exit, a "
                                           "crash, or a resource limit)"))  # fmt: skip
             else:
-                cell.outputs.append(_note("CellTimeout", "the cell did not finish in time (or its output did not "
-                                          "stop); the kernel was restarted"))  # fmt: skip
+                cell.outputs.append(_note("CellTimeout", "the cell's output did not stop in time; the kernel was "
+                                          "restarted"))  # fmt: skip
             if self._restarts > self.max_kernel_restarts:
                 self._dead = True  # the cells below are not run; the judge still scores the test cells
                 return cell
-            await self._restart_and_replay(cell_index)
+            if not self._used_up():  # else no cell below runs: nothing to replay for
+                await self._restart_and_replay(cell_index)
             return cell
 
     execute_cell = run_sync(async_execute_cell)
@@ -212,21 +238,84 @@ class LimitedExecute(Execute):
     def _cgroup_of_kernel(self) -> Cgroup | None:
         return getattr(self.km, "_cgroup", None)
 
-    def _time_left(self) -> float | None:
-        """Seconds left of the notebook's budget (``None``: no budget)."""
-        deadline = getattr(self, "_deadline", None)
-        return None if deadline is None else max(0.0, deadline - time.monotonic())
+    def _kernel_pid(self) -> int | None:
+        """The pid of the kernel's process (the sandbox's, when it has one), or ``None`` when none runs."""
+        process = getattr(getattr(self.km, "provisioner", None), "process", None)
+        return getattr(process, "pid", None)
+
+    def _left(self) -> tuple[float, float]:
+        """CPU and wall seconds left of the notebook's budget (``math.inf``: no budget)."""
+        cpu = self.notebook_timeout - self._meter.seconds() if self.notebook_timeout else math.inf
+        wall = (
+            self.notebook_wall_timeout - (time.monotonic() - self._started) if self.notebook_wall_timeout else math.inf
+        )
+        return cpu, wall
+
+    def _used_up(self) -> str:
+        """What of the notebook's budget is used up (``"the notebook used up its 600 s of CPU time"``), or ``""``."""
+        if not hasattr(self, "_meter"):
+            return ""
+        cpu, wall = self._left()
+        return self._notebook_used_up("cpu") if cpu <= 0 else self._notebook_used_up("wall") if wall <= 0 else ""
+
+    def _notebook_used_up(self, kind: str) -> str:
+        if kind == "cpu":
+            return f"the notebook used up its {self.notebook_timeout:g} s of CPU time"
+        return f"the notebook used up its {self.notebook_wall_timeout:g} s of wall time"
+
+    async def _watched(self, execution: Coroutine[Any, Any, NotebookNode], cell: NotebookNode) -> NotebookNode:
+        """Run ``execution`` (one cell's) under the cell's limits and the notebook's budget (see
+        :meth:`async_execute_cell`); ``self._stopped`` says which limit stopped it, if one did."""
+        self._stopped = None
+        cpu_left, wall_left = self._left()
+        cell_cpu, cell_wall = self.cell_timeout, float(self.timeout or 0)
+        limits = [  # (kind, seconds, error name, what to say)
+            ("cpu", cell_cpu or math.inf, "CellTimeout", f"this cell {timeout_text('cpu', cell_cpu)}"),
+            ("cpu", cpu_left, "NotebookTimeout", self._notebook_used_up("cpu")),
+            ("wall", cell_wall or math.inf, "CellTimeout", f"this cell {timeout_text('wall', cell_wall, 'finish')}"),
+            ("wall", wall_left, "NotebookTimeout", self._notebook_used_up("wall")),
+        ]
+        task = asyncio.ensure_future(execution)
+        start_cpu, start_wall = self._meter.seconds(), time.monotonic()
+        stopping_since: float | None = None
+        killed = False
+        while not task.done():
+            await asyncio.wait({task}, timeout=POLL_SECONDS)
+            if task.done():
+                break
+            if stopping_since is None:
+                used = {"cpu": self._meter.seconds() - start_cpu, "wall": time.monotonic() - start_wall}
+                hit = next(((name, text) for kind, seconds, name, text in limits if used[kind] > seconds), None)
+                if hit is not None:
+                    self._stopped, stopping_since = hit, time.monotonic()
+                    with contextlib.suppress(Exception):
+                        await ensure_async(self.km.interrupt_kernel())
+            elif not killed and time.monotonic() - stopping_since > self.stop_grace:
+                killed = True  # it ignored the interrupt: nbclient sees the kernel dead within a second
+                await self._kill_kernel()
+        done = task.result()  # DeadKernelError, CellTimeoutError: the caller's
+        if self._stopped is not None:
+            name, text = self._stopped
+            done.outputs.append(_note(name, f"{text}; it was interrupted"))
+        return done
+
+    async def _kill_kernel(self) -> None:
+        """Kill the kernel and everything it started (its cgroup, else its process group)."""
+        group = self._cgroup_of_kernel()
+        if group is not None:
+            group.kill_all()
+        with contextlib.suppress(Exception):
+            await ensure_async(self.km.signal_kernel(signal.SIGKILL))
 
     def _get_timeout(self, cell: NotebookNode | None) -> int | None:
+        # nbclient's own wall clock comes after the watch's (_watched), which interrupts, then kills: a last resort
         timeout = super()._get_timeout(cell)
-        left = self._time_left()
-        if left is None:
-            return timeout
-        return max(1, int(min(timeout or left, left)))
+        return None if timeout is None else int(timeout + self.stop_grace + 10)
 
     async def _restart_and_replay(self, cell_index: int) -> None:
-        if self._cgroup_of_kernel() is not None:
-            self._cgroup_of_kernel().kill_all()  # what the old kernel left running
+        group = self._cgroup_of_kernel()
+        if group is not None:
+            group.kill_all()  # what the old kernel left running
         await self.km.restart_kernel(now=True)
         # a fresh client: the old one's sockets may have been cut off (a message over MAX_MESSAGE_BYTES)
         with contextlib.suppress(Exception):
@@ -236,10 +325,13 @@ class LimitedExecute(Execute):
             if earlier.cell_type == "code" and earlier.source.strip():
                 scratch = NotebookNode(copy.deepcopy(dict(earlier)))
                 scratch.outputs = []
-                try:
-                    await super().async_execute_cell(scratch, index, store_history=False)
+                try:  # under the same limits: the notebook's budget pays for the replay too
+                    await self._watched(super().async_execute_cell(scratch, index, store_history=False), scratch)
                 except (DeadKernelError, CellTimeoutError):
                     return  # an earlier cell kills or stalls it again: the rest will fail on their own
+                if self._stopped is not None:
+                    self._stopped = None
+                    return
 
     def process_message(self, msg: dict, cell: NotebookNode, cell_index: int):
         msg_type = msg.get("msg_type", "")

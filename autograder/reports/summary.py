@@ -51,7 +51,7 @@ def class_lines(results: list[grading.Result], out: Path, course_dir: Path) -> l
         header = f"  {'student':<{name_width}}" + "".join(f"{e:>{w}}" for e, w in zip(exercises, widths))
         lines.append(header + f"{'total':>9}")
         for r in rows:
-            per = defaultdict(lambda: [0.0, 0.0])
+            per: defaultdict[str, list[float]] = defaultdict(lambda: [0.0, 0.0])
             for c in r.cells:
                 per[c.exercise][0] += c.points
                 per[c.exercise][1] += c.max_points

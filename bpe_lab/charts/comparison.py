@@ -76,14 +76,12 @@ class _TieBreaks:
         if not cmp.rows:
             return "No merge: the corpus has no adjacent pair (or num_merges is 0)."
         row = cmp.rows[number - 1]
+        shown = {p: "has stopped" if pair is None else html_pair(pair) for p, pair in row.pairs.items()}
         if row.agree:
-            text = f"Round {number}: all three merge {html_pair(row.pairs[cmp.policies[0]])}"
+            text = f"Round {number}: all three merge {shown[cmp.policies[0]]}"
             text += " (a tie, broken the same way by all)." if any(row.tied.values()) else "."
         else:
-            parts = [
-                f"<b>{html.escape(p)}</b> {html_pair(row.pairs[p]) if row.pairs[p] else 'has stopped'}"
-                for p in cmp.policies
-            ]
+            parts = [f"<b>{html.escape(p)}</b> {shown[p]}" for p in cmp.policies]
             text = f"Round {number}: the policies differ: " + "; ".join(parts) + "."
         if cmp.first_difference is None:
             text += " The three runs never part."
@@ -137,7 +135,9 @@ class _TieBreaks:
                 ax.text(0.5, 0.5, "no pair left", ha="center", transform=ax.transAxes, color=MUTED)
                 continue
             draw_bars(ax, top, xmax=xmax, fontsize=9.5)
-            ax.get_legend().remove()
+            legend = ax.get_legend()
+            if legend is not None:
+                legend.remove()
             tie = f", a tie of {len(step.tied) + 1}" if step.tied else ""
             odd = policy in cmp.rows[number - 1].stand_out
             others = cmp.rows[number - 1].same_as(policy)

@@ -106,7 +106,7 @@ def draw_tokens(
     marked = set(highlight)
     for index, symbol in enumerate(symbols):
         new = index in marked
-        style = {
+        style: dict[str, Any] = {
             "fontsize": fontsize,
             "family": MONO,
             "color": "white" if new else (MUTED if symbol == END_OF_WORD else INK),
@@ -163,6 +163,16 @@ def html_pair(pair: Pair) -> str:
     return "<code>" + html.escape(f"{pair[0]} + {pair[1]} → {pair[0] + pair[1]}") + "</code>"
 
 
+def whole_numbers(axis: Any) -> None:
+    """Ticks at whole numbers only on ``axis`` (an ``ax.xaxis``): its locator, matplotlib's default ``AutoLocator``
+    (a ``MaxNLocator``), keeps its other settings."""
+    from matplotlib.ticker import MaxNLocator
+
+    locator = axis.get_major_locator()
+    if isinstance(locator, MaxNLocator):
+        locator.set_params(integer=True)
+
+
 def style_axes(ax: Axes) -> None:
     for side in ("top", "right"):
         ax.spines[side].set_visible(False)
@@ -205,7 +215,7 @@ def draw_bars(ax: Axes, top: data.TopPairs, *, xmax: float | None = None, fontsi
             fontweight="bold" if bar.role == "chosen" else "normal",
         )
         text.set_gid(f"count:{bar.role}")
-    ax.xaxis.get_major_locator().set_params(integer=True)
+    whole_numbers(ax.xaxis)
     style_axes(ax)
     handles = [Patch(facecolor=CHOSEN, edgecolor=INK, label="merged this round")]
     if any(b.role == "tied" for b in bars):

@@ -43,6 +43,7 @@ from .drawing import (
     new_figure,
     plain_text,
     style_axes,
+    whole_numbers,
     wrap,
 )
 from .widget import Chart, grading, placeholder
@@ -235,8 +236,15 @@ class _Explorer:
         height = 1 / max(len(rows) + (1 if hidden else 0) + 0.3, 3)
         labels = [f"{data.symbol_label(row.word)} ×{row.count}" for row in rows]
         box = ax.get_position()
-        axes_inches = box.width * ax.figure.get_figwidth()
-        row_points = height * box.height * ax.figure.get_figheight() * 72
+        import matplotlib.figure
+
+        figure = ax.get_figure()
+        if not isinstance(
+            figure, matplotlib.figure.Figure
+        ):  # the chart draws in a figure of its own, never a subfigure
+            raise TypeError(f"the words panel needs a whole figure, not a {type(figure).__name__}")
+        axes_inches = box.width * figure.get_figwidth()
+        row_points = height * box.height * figure.get_figheight() * 72
         # A token is its text plus 0.95 em of box and gap; a row needs about 1.9 em of height.
         ems = max((sum(len(s) * 0.602 + 0.95 for s in row.symbols) for row in rows), default=1)
         ems += max((len(label) for label in labels), default=1) * 0.602
@@ -284,7 +292,7 @@ class _Explorer:
         ax.set_title(f"Symbols in the corpus: {self.curve[0]} → {self.curve[-1]}", loc="left", fontsize=12)
         ax.set_xlabel("merges done", fontsize=10)
         ax.set_ylabel("symbols", fontsize=10)
-        ax.xaxis.get_major_locator().set_params(integer=True)
+        whole_numbers(ax.xaxis)
         ax.set_xlim(-0.3, max(len(xs) - 0.7, 1))
         low, high = min(self.curve), max(self.curve)
         margin = max((high - low) * 0.15, 1)

@@ -206,7 +206,8 @@ class _Stepper:
         title, note = self.replay_text
         for index, y in self._panel(ax, title, note, number, rows, self.replay_rows):
             if index == 0:
-                label, symbols, highlight, found = "start", run.start, [], True
+                highlight: Sequence[int] = ()
+                label, symbols, found = "start", run.start, True
             else:
                 step = run.steps[index - 1]
                 first, second = (data.symbol_label(symbol) for symbol in step.rule)

@@ -123,7 +123,7 @@ FAKE_CHECKS_IMPORT = _code(
 READ_SEED = _code(
     """
     import os
-    print("SEED", os.environ.get("BPE_COURSE_SECRET", os.environ.get("BPE_COURSE_SEED", "unseen")))
+    print("SEED", os.environ.get("BPE_COURSE_SECRET", "unseen"))
     """
 )
 
@@ -1050,15 +1050,20 @@ def build_class_attack(course_root, folder, name):
 # ---------------------------------------------------------------------------------------------------------------
 
 LIMITS = {
+    "LimitedExecute.cell_timeout": 15.0,
     "Execute.timeout": 15,
-    "LimitedExecute.notebook_timeout": 25,
+    "LimitedExecute.notebook_timeout": 25.0,
+    "LimitedExecute.notebook_wall_timeout": 25.0,
     "JudgeTests.call_timeout": 3.0,
+    "JudgeTests.call_wall_timeout": 15.0,
     "JudgeTests.cell_timeout": 15.0,
+    "JudgeTests.cell_wall_timeout": 15.0,
     "JudgeTests.notebook_timeout": 25.0,
+    "JudgeTests.notebook_wall_timeout": 25.0,
     "LimitedKernelManager.memory_limit": 1024**3,
     "LimitedExecute.max_output_bytes": 200_000,
 }
-"""Short limits for the suite (the course's are minutes)."""
+"""Short limits for the suite (the course's are minutes): CPU seconds, and the wall clock's backstops."""
 
 
 def run_grade(course_root, class_folder, out, *, sandbox="required", jobs=2):

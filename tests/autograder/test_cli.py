@@ -2,13 +2,17 @@
 
 import csv
 import json
+import os
 import shutil
+import subprocess
+import sys
+from collections import defaultdict
 
 import nbformat
 import pytest
 
 from autograder.cli import main
-from autograder.course import sample_class
+from autograder.course import grading, sample_class, submissions
 
 from .expected_scores import EXPECTED
 
@@ -229,3 +233,56 @@ def test_a_full_marks_submission_gets_feedback_without_any_error(demo, assignmen
     assert problems == []
     html = (out / "course" / "feedback" / student / assignment / f"{assignment}.html").read_text("utf-8")
     assert "ModuleNotFoundError" not in html and "NameError" not in html
+
+
+UNDER_LOAD = {
+    "01_pair_counts_and_merge": "merge-no-skip",
+    "02_training_loop": "ties-smallest",
+    "03_tie_breaks": "correct-loops",
+    "04_apply_bpe": "encode-by-rank",
+    "05_byte_level_bpe": "correct-minbpe-style",
+}
+"""One sample student per assignment: 03's and 05's lost points to a busy machine under the old wall-clock limits,
+the others lose some to a typical mistake."""
+
+
+@pytest.fixture
+def cpu_hogs():
+    """More busy processes (``while True: pass``) than the machine has cores, for the length of the test."""
+    hogs = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range((os.cpu_count() or 1) + 2)]
+    try:
+        yield hogs
+    finally:
+        for hog in hogs:
+            hog.kill()
+            hog.wait()
+
+
+def _rows(path, keep):
+    with open(path, encoding="utf-8", newline="") as handle:
+        return sorted(
+            tuple(row.values()) for row in csv.DictReader(handle) if (row["assignment"], row["student_id"]) in keep
+        )
+
+
+def test_the_sample_class_graded_beside_cpu_hogs_gets_its_documented_scores_and_the_same_grades(
+    course_root, demo, tmp_path, cpu_hogs
+):
+    folder = tmp_path / "class"
+    for assignment, student in UNDER_LOAD.items():
+        sample_class.build(course_root, folder, only=[assignment], only_students=[student])
+    found = submissions.find_submissions(folder, course_root)
+    limits = {"LimitedKernelManager.sandbox": "auto", "JudgeTests.seed": "public"}  # as `demo` grades it
+    results = grading.grade(course_root, found, tmp_path / "out", jobs=2, resume=False, feedback=False, limits=limits)
+    assert all(hog.poll() is None for hog in cpu_hogs)  # busy all along
+    got = {(r.submission.assignment, r.submission.student): defaultdict(float) for r in results}
+    for result in results:
+        assert not result.error, result.error
+        for cell in result.cells:
+            got[result.submission.assignment, result.submission.student][cell.exercise] += cell.points
+    assert {key: dict(per) for key, per in got.items()} == {
+        (a, s): {e: float(p) for e, p in EXPECTED[a][s].items()} for a, s in UNDER_LOAD.items()
+    }
+    quiet, _ = demo  # the same submissions graded before (the session's demo run): the same points and messages
+    keep = set(UNDER_LOAD.items())
+    assert _rows(tmp_path / "out" / "exercise_grades.csv", keep) == _rows(quiet / "exercise_grades.csv", keep)

@@ -2,7 +2,7 @@
 
 Options: ``--jobs N`` (default 2), ``--out DIR`` (default: a temporary folder), ``--in-process`` (no nbgrader:
 seconds instead of minutes), ``--only STUDENT ...`` (e.g. ``m-merge-no-skip m-encode-by-rank``),
-``--seeds S ...``: judge in process under each seed (as ``BPE_COURSE_SEED=S``) and with the fixed cases alone, and
+``--seeds S ...``: judge in process under each seed (``autograder.cases.SEED = S``) and with the fixed cases alone, and
 print the table mutants x seeds. Exit status 0 when every rule holds (see :mod:`tests.mutants.harness`).
 """
 

@@ -712,7 +712,7 @@ FIXED = "fixed"
 
 @contextlib.contextmanager
 def setting(name: str | int) -> Iterator[None]:
-    """Run the checks under a seed (an int: generated inputs as ``BPE_COURSE_SEED=<seed>`` makes them) or with the
+    """Run the checks under a seed (an int: the generated inputs of ``autograder.cases.SEED = <seed>``) or with the
     fixed cases alone (:data:`FIXED`)."""
     saved = cases.SEED, cases.FIXED_ONLY
     if name == FIXED:

@@ -56,14 +56,21 @@ def students() -> dict[str, dict[str, dict[str, str]]]:
     return {module.ASSIGNMENT: module.STUDENTS for module in MODULES if module.STUDENTS}
 
 
-def build(course_root: Path, dest: Path, only: list[str] | None = None) -> list[Path]:
-    """Write the sample class as ``dest/<student>/<assignment>/<assignment>.ipynb``; return the paths written."""
+def build(
+    course_root: Path, dest: Path, only: list[str] | None = None, only_students: list[str] | None = None
+) -> list[Path]:
+    """Write the sample class as ``dest/<student>/<assignment>/<assignment>.ipynb``; return the paths written.
+
+    ``only``: these assignments; ``only_students``: these students (of each assignment that has them).
+    """
     written = []
     for assignment, by_student in students().items():
         if only and assignment not in only:
             continue
         release = nbformat.read(course_root / "notebooks" / assignment / f"{assignment}.ipynb", 4)
         for student, answers in by_student.items():
+            if only_students is not None and student not in only_students:
+                continue
             path = dest / student / assignment / f"{assignment}.ipynb"
             path.parent.mkdir(parents=True, exist_ok=True)
             nbformat.write(fill(release, answers), path)

@@ -53,7 +53,7 @@ def test_an_endless_loop_costs_the_time_limit_and_says_so():
         while True:
             pass
 
-    with pytest.raises(CheckFailed, match="within 0.2 s"):
+    with pytest.raises(CheckFailed, match=r"used more than 0\.2 s of CPU time \(an endless loop\?\)"):
         checks.check_get_pair_counts(spin, "basic", time_limit=0.2)
 
 
@@ -91,7 +91,7 @@ def test_checks_are_deterministic_from_one_process_to_the_next():
         "except checks.CheckFailed as exc:\n    print(exc)\n"
     )
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
-    env = {**os.environ, "BPE_COURSE_SEED": "7", "PYTHONPATH": root}
+    env = {**os.environ, "PYTHONPATH": root}
     runs = [
         subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=root) for _ in "ab"
     ]

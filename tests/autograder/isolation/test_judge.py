@@ -1,9 +1,13 @@
 """The out-of-kernel judge: a worker runs the student's code, the grader runs the test cells on plain data."""
 
 import collections
+import contextlib
 import os
 import shutil
+import signal
 import tempfile
+import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -180,7 +184,7 @@ def test_harness_reports_a_mutation_through_the_worker():
 def test_an_endless_call_times_out_and_the_next_call_works():
     source = "def slow(x):\n    while True:\n        pass\ndef fast(x):\n    return x + 1"
     with loaded(source, call_timeout=1.0) as s:
-        with pytest.raises(TimeoutError, match="slow returned nothing within 1 s"):
+        with pytest.raises(TimeoutError, match=r"slow used more than 1 s of CPU time \(an endless loop\?\)"):
             s.call("slow", (1,), {})
         assert s.call("fast", (1,), {}) == 2  # a new worker, the cells replayed
 
@@ -191,7 +195,7 @@ def test_the_hidden_checks_time_limit_applies_to_remote_calls():
             s,
             "from autograder.checks import check_get_pair_counts as check\ncheck(get_pair_counts, time_limit=0.5)",
         )
-    assert error.ename == "CheckFailed" and "nothing within 0.5 s" in error.evalue
+    assert error.ename == "CheckFailed" and "used more than 0.5 s of CPU time" in error.evalue
 
 
 def test_a_function_that_kills_its_process_fails_and_the_next_call_works():
@@ -230,13 +234,65 @@ def test_magics_do_nothing_in_the_worker():
         assert s.call("f", (), {}) == 1
 
 
-def test_the_notebook_budget_stops_everything_after_it():
-    with loaded("import time\ndef slow():\n    time.sleep(0.6)", notebook_timeout=1.0) as s:
-        s.call("slow", (), {})
-        with pytest.raises((OutOfTime, TimeoutError)):
+BUSY = """
+import time
+def busy(seconds):
+    start = time.process_time()
+    while time.process_time() - start < seconds:
+        pass
+"""
+
+
+def test_the_notebook_cpu_budget_stops_everything_after_it():
+    with loaded(BUSY, notebook_timeout=1.0) as s:
+        s.call("busy", (0.6,), {})
+        with pytest.raises(OutOfTime, match="used up its 1 s of CPU time"):
+            s.call("busy", (0.6,), {})
+        with pytest.raises(OutOfTime):
+            s.call("busy", (0.01,), {})
+
+
+def test_the_notebook_wall_clock_stops_code_that_sleeps():
+    with loaded("import time\ndef slow():\n    time.sleep(600)") as s:
+        s.started, s.notebook_limit = time.monotonic(), harness.TimeLimit(600, 1.0)  # its budget starts now
+        with pytest.raises(OutOfTime, match="used up its 1 s of wall time"):
             s.call("slow", (), {})
         with pytest.raises(OutOfTime):
             s.call("slow", (), {})
+
+
+def test_a_call_that_sleeps_is_stopped_by_the_wall_clock_and_may_be_called_again():
+    source = "import time\ndef nap(x):\n    if x:\n        time.sleep(60)\n    return x"
+    with loaded(source, call_timeout=1.0, call_wall_timeout=2.0) as s:
+        with pytest.raises(TimeoutError, match="nap did not return within 2 s of wall time while using little CPU"):
+            s.call("nap", (1,), {})
+        assert s.call("nap", (0,), {}) == 0
+        nap = s.lookup(["nap"])["nap"]
+        outcome = harness.call(nap, (1,), 1.0, name="nap", wall_limit=0.5)
+        assert outcome.timeout is not None and outcome.timeout.kind == "wall"
+        assert harness.timed_out_before(nap) is None  # only CPU time makes a function "not called again"
+        assert harness.call(nap, (0,), 1.0, name="nap").value == 0
+
+
+def test_threads_and_child_processes_of_a_call_count_against_its_cpu_time():
+    source = (
+        BUSY
+        + """
+import subprocess, sys, threading
+def in_threads(x):
+    threads = [threading.Thread(target=busy, args=(10,)) for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+def in_a_child(x):
+    subprocess.run([sys.executable, "-c", "while True: pass"])
+"""
+    )
+    with loaded(source, call_timeout=0.5, call_wall_timeout=120) as s:
+        for name in ("in_threads", "in_a_child"):
+            with pytest.raises(TimeoutError, match=f"{name} used more than 0.5 s of CPU time"):
+                s.call(name, (1,), {})
 
 
 @pytest.mark.needs("sandbox")
@@ -298,3 +354,62 @@ def test_a_forged_reply_fails_only_the_cell_that_forged_it():
     with session() as s:
         assert s.run("forger", forge).startswith("ValueError: a reply that is not JSON")
         assert s.run("next", "x = 2") == "" and s.lookup(["x"]) == {"x": 2}
+
+
+@contextlib.contextmanager
+def starved(s, running=0.02, stopped=0.18):
+    """The worker of ``s`` gets a tenth of the wall clock at most, as beside busy processes on a crowded machine: its
+    process group is stopped (SIGSTOP) and continued (SIGCONT) in turn until the block ends."""
+    done = threading.Event()
+    group = s.worker.process.pid  # the worker leads a process group of its own
+
+    def pause():
+        with contextlib.suppress(ProcessLookupError):  # the worker was stopped for good (a timeout)
+            while not done.is_set():
+                os.killpg(group, signal.SIGSTOP)
+                time.sleep(stopped)
+                os.killpg(group, signal.SIGCONT)
+                time.sleep(running)
+
+    pauser = threading.Thread(target=pause, daemon=True)
+    pauser.start()
+    try:
+        yield
+    finally:
+        done.set()
+        pauser.join()
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(group, signal.SIGCONT)
+
+
+SLOW_FIRST_MERGE = (
+    BUSY
+    + GOOD_MERGE.replace("def merge(", "def _merge(")
+    + """
+calls = []
+def merge(ids, pair, new_id):
+    if not calls:
+        busy(0.3)  # the first call does some real work: 0.3 s of CPU time, 3 s or more of wall time when starved
+    calls.append(1)
+    return _merge(ids, pair, new_id)
+"""
+)
+
+
+def test_a_correct_function_starved_of_cpu_keeps_its_points_though_its_call_outlasts_the_cpu_limit_in_wall_time():
+    with loaded(SLOW_FIRST_MERGE, "def spin(ids, pair, new_id):\n    while True:\n        pass") as s:
+        found = s.lookup(["merge", "spin"])
+        with starved(s):
+            start = time.monotonic()
+            outcome = harness.call(found["merge"], ([1, 2, 3, 1, 2], (1, 2), 99), name="merge", expected=[99, 3, 99])
+            wall = time.monotonic() - start
+        assert outcome.timeout is None and outcome.value == [99, 3, 99]
+        assert wall > harness.DEFAULT_TIME_LIMIT  # a wall-clock limit of 2 s (the old rule) would have failed it
+        source = (
+            "from autograder.checks import check_merge\ncheck_merge(merge, 'basic')\ncheck_merge(merge, 'overlaps')"
+        )
+        assert run_test_cell(s, source) == []  # all its points, called again as usual
+        with starved(s):  # an endless loop is still stopped, by its CPU time, and said so
+            (error,) = run_test_cell(s, "from autograder.checks import check_merge\ncheck_merge(spin, time_limit=0.3)")
+    assert error.ename == "CheckFailed"
+    assert "returned: nothing: it used more than 0.3 s of CPU time (an endless loop?)" in error.evalue

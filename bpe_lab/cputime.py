@@ -1,0 +1,68 @@
+"""A limit on the CPU time that code running in this process may use, its threads together, with the wall clock only as
+a backstop: the one mechanism of the learner's checks (:mod:`bpe_lab.harness`) and of the process that runs a
+learner's code for ``bpe-lab check`` and the drill (:mod:`bpe_lab.worker`).
+
+CPU time, not the wall clock: a busy machine slows a call's wall clock but not the CPU time it needs, so it never
+fails a correct function, and an endless loop costs its limit, about the same time as before on a quiet machine.
+
+A timer (``ITIMER_REAL``) wakes the main thread every :data:`TICK` seconds to read ``time.process_time()`` (user and
+system time of all the process's threads). A CPU-time timer (``ITIMER_PROF``) would not do: its signal goes to
+whichever thread is running, and a main thread that waits for a thread it started would wait on. While the code is
+past a limit, every tick raises again, so code that catches the first one and goes on is stopped at the next.
+
+Only the standard library, and little of it: the worker imports this at start-up. What it does not do: limit child
+processes (their time is not this process's; the grader counts them through its cgroup, :mod:`autograder.isolation`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import signal
+import threading
+import time
+from collections.abc import Callable, Iterator
+from typing import Any
+
+TICK = 0.1
+"""Seconds between two looks at the CPU time (a limit is overshot by at most about this much)."""
+
+
+@contextlib.contextmanager
+def limited(cpu: float, wall: float, raising: Callable[[str, float], BaseException]) -> Iterator[bool]:
+    """Raise ``raising(kind, seconds)`` in the running code once it has used ``cpu`` seconds of this process's CPU
+    time (``kind`` ``"cpu"``) or once ``wall`` seconds have passed (``"wall"``); ``0`` is no such limit.
+
+    Signals need the main thread and a POSIX system: elsewhere nothing is limited, and the block gets ``False``
+    (else ``True``).
+
+    Example:
+        >>> def spin():
+        ...     while True:
+        ...         pass
+        >>> try:
+        ...     with limited(0.2, 60, lambda kind, seconds: TimeoutError(kind, seconds)):
+        ...         spin()
+        ... except TimeoutError as stopped:
+        ...     stopped.args
+        ('cpu', 0.2)
+    """
+    limits = [(kind, seconds) for kind, seconds in (("cpu", cpu), ("wall", wall)) if seconds > 0]
+    if not limits or not hasattr(signal, "setitimer") or threading.current_thread() is not threading.main_thread():
+        yield False
+        return
+    start = {"cpu": time.process_time(), "wall": time.monotonic()}
+
+    def look(signum: int, frame: Any) -> None:
+        now = {"cpu": time.process_time(), "wall": time.monotonic()}
+        for kind, seconds in limits:
+            if now[kind] - start[kind] > seconds:
+                raise raising(kind, seconds)
+
+    tick = min(TICK, *(seconds / 4 for _, seconds in limits))
+    previous = signal.signal(signal.SIGALRM, look)
+    signal.setitimer(signal.ITIMER_REAL, tick, tick)
+    try:
+        yield True
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)

@@ -1,0 +1,88 @@
+"""bpe_lab.harness's time limits: each call is limited by the CPU time it uses, the wall clock only as a backstop."""
+
+import threading
+import time
+
+import pytest
+
+from bpe_lab import harness
+
+
+def spin(*args):
+    while True:
+        pass
+
+
+@pytest.fixture(autouse=True)
+def _no_timeouts_recorded():
+    harness.forget_timeouts()
+    yield
+    harness.forget_timeouts()
+
+
+def test_a_call_that_waits_longer_than_its_cpu_limit_returns_its_value():
+    def slow_but_right(x):
+        time.sleep(0.5)  # the wall clock runs on, the CPU time hardly
+        return x + 1
+
+    outcome = harness.call(slow_but_right, (1,), 0.2, name="slow_but_right")
+    assert (outcome.value, outcome.timeout, outcome.error) == (2, None, None)
+
+
+def test_an_endless_loop_is_stopped_by_its_cpu_time_and_not_called_again():
+    first = harness.call(spin, (1,), 0.2, name="spin", expected=2)
+    assert first.timeout is not None and first.timeout.kind == "cpu" and first.timeout.seconds == 0.2
+    again = harness.call(spin, (3,), 30, name="spin")  # not called: it would loop for 30 s
+    assert again.earlier == ("spin(1)", "2") and again.timed_out
+    failure = harness.verdict("spin", (1,), (1,), first, 2, harness.judge_pair, time_limit=0.2)
+    assert str(failure).splitlines()[2] == "  returned: nothing: it used more than 0.2 s of CPU time (an endless loop?)"
+
+
+def test_a_call_that_sleeps_is_stopped_by_the_wall_clock_says_so_and_may_be_called_again():
+    def nap(x):
+        if x:
+            time.sleep(60)
+        return x
+
+    outcome = harness.call(nap, (1,), 2, name="nap", wall_limit=0.3)
+    assert outcome.timeout is not None and outcome.timeout.kind == "wall"
+    failure = harness.verdict("nap", (1,), (1,), outcome, 1, harness.judge_pair)
+    assert str(failure).splitlines()[2] == (
+        "  returned: nothing: it did not return within 0.3 s of wall time while using little CPU (sleeping or waiting?)"
+    )
+    assert harness.timed_out_before(nap) is None
+    assert harness.call(nap, (0,), 2, name="nap").value == 0
+
+
+def test_the_cpu_time_of_the_threads_a_call_starts_counts():
+    stop = threading.Event()
+
+    def work():
+        while not stop.is_set():
+            pass
+
+    threads = [threading.Thread(target=work, daemon=True) for _ in range(2)]
+
+    def in_threads(x):
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+
+    try:
+        outcome = harness.call(in_threads, (1,), 0.3)
+    finally:
+        stop.set()
+        for thread in threads:
+            thread.join()
+    assert outcome.timeout is not None and outcome.timeout.kind == "cpu"
+
+
+def test_a_limit_is_visible_to_what_the_call_runs_and_gone_after_it():
+    seen = harness.call(lambda: harness.active_limit(), (), 1.5, wall_limit=9).value
+    assert seen == harness.TimeLimit(1.5, 9) and harness.active_limit() is None
+
+
+def test_a_call_inside_a_limited_call_keeps_the_outer_limit():
+    inner = harness.call(lambda: harness.call(harness.active_limit, (), 50).value, (), 0.5).value
+    assert inner == harness.TimeLimit(0.5, harness.DEFAULT_WALL_LIMIT)
