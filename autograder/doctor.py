@@ -27,6 +27,8 @@ import nbformat
 
 from bpe_lab import cells
 
+from .inert import markdown_text
+
 GRADER_MODULES = ("bpe_ref", "autograder")
 FLAGS = ("grade", "solution", "locked", "points", "task")
 """The nbgrader flags of a cell that only the instructor's notebook decides."""
@@ -447,10 +449,11 @@ REPORT_METADATA = "bpe_course_doctor"
 def report_cell(problems: list[Problem]):
     """A markdown cell for the top of the graded notebook, so the student's feedback lists the problems.
 
-    Its metadata (``REPORT_METADATA``) keeps every problem with its kind, for :mod:`autograder.reports.report`.
+    Its metadata (``REPORT_METADATA``) keeps every problem with its kind, for :mod:`autograder.reports.report`. Each
+    line is escaped (:func:`autograder.inert.markdown_text`): a problem quotes names the student chose.
     """
     lines = ["**Notes from the grader about this submission**", ""]
-    lines += [f"- {p.text}" for p in problems]
+    lines += [f"- {markdown_text(p.text)}" for p in problems]  # a quoted file name renders as its characters
     cell = nbformat.v4.new_markdown_cell("\n".join(lines))
     cell.metadata[REPORT_METADATA] = {"problems": [{"kind": p.kind, "text": p.text} for p in problems]}
     return cell

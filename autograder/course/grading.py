@@ -8,7 +8,6 @@ scores 0, and the batch goes on.
 
 from __future__ import annotations
 
-import csv
 import hashlib
 import json
 import os
@@ -24,6 +23,7 @@ import nbformat
 from bpe_lab import cells as nbcells
 
 from .. import doctor
+from ..inert import csv_text, csv_writer  # noqa: F401 - csv_text: kept importable from here
 from .directory import Workspace, assignments, make_course_directory
 from .gradebook import ensure_assignments, upsert_submission
 from .pool import run_contained
@@ -504,29 +504,19 @@ def _summarise(log: str) -> str:
     return (text or "nbgrader autograde failed")[:500]
 
 
-def csv_text(value: str) -> str:
-    """A CSV field a spreadsheet shows as text: a leading ``= + - @`` (a formula) gets a quote mark."""
-    return "'" + value if value[:1] in ("=", "+", "-", "@", "\t", "\r") else value
-
-
 def write_grades(results: list[Result], out: Path) -> None:
-    """Write ``grades.csv`` and ``exercise_grades.csv`` into ``out`` (text fields safe from spreadsheet formulas)."""
+    """Write ``grades.csv`` and ``exercise_grades.csv`` into ``out`` (every text field safe from spreadsheet
+    formulas: :func:`autograder.inert.csv_writer`)."""
     with open(out / "grades.csv", "w", newline="", encoding="utf-8") as handle:
-        writer = csv.writer(handle)
+        writer = csv_writer(handle)
         writer.writerow(["student_id", "assignment", "score", "max_score", "status", "error", "problems"])
         for r in results:
-            row = [
-                csv_text(r.submission.student),
-                r.submission.assignment,
-                f"{r.score:g}",
-                f"{r.max_score:g}",
-                r.status,
-            ]
-            writer.writerow(row + [csv_text(r.error), csv_text(" | ".join(r.problems))])
+            row = [r.submission.student, r.submission.assignment, f"{r.score:g}", f"{r.max_score:g}", r.status]
+            writer.writerow(row + [r.error, " | ".join(r.problems)])
     with open(out / "exercise_grades.csv", "w", newline="", encoding="utf-8") as handle:
-        writer = csv.writer(handle)
+        writer = csv_writer(handle)
         writer.writerow(["student_id", "assignment", "exercise", "test_cell", "points", "max_points", "message"])
         for r in results:
             for c in r.cells:
-                row = [csv_text(r.submission.student), r.submission.assignment, c.exercise, c.grade_id]
-                writer.writerow(row + [f"{c.points:g}", f"{c.max_points:g}", csv_text(c.message)])
+                row = [r.submission.student, r.submission.assignment, c.exercise, c.grade_id]
+                writer.writerow(row + [f"{c.points:g}", f"{c.max_points:g}", c.message])
