@@ -3,17 +3,18 @@
 nbgrader's formgrader renders submissions inside the instructor's Jupyter session: script that ran there could set
 every student's manual score through the formgrader's own API. The pipeline makes the notebooks it renders inert
 (:mod:`autograder.inert`); this is the second wall, in the browser. What the formgrader needs to keep working,
-read off its templates (nbgrader 0.9): its own inline ``<script>`` blocks, all in each page's ``<head>`` (the
-variables its scripts read, such as ``submission_id``), three inline ``onclick`` handlers (show and hide names),
+read off its templates (nbgrader 0.9): its own inline ``<script>`` blocks, in each page's ``<head>`` (the
+variables its scripts read, such as ``submission_id``) and, written as they are, in the body (a tooltip's set-up),
+three inline ``onclick`` handlers (show and hide names),
 its static scripts and styles, inline ``style`` attributes, and ``data:`` images. A static policy (nbgrader's
 ``tornado_settings`` headers) cannot allow the first without allowing every inline script; so:
 
 * every HTML page under ``/formgrader/`` gets a policy with a fresh nonce, and the nonce is given to the
   ``<script>`` elements of the page's ``<head>`` only (the submission is rendered in the body; the head holds
   nothing of it: :data:`SAFE_SEGMENT` refuses a URL whose parts could be reflected into it);
-* the formgrader's own inline handlers are allowed by their hashes (``'unsafe-hashes'``, read from its templates
-  at start), no other;
-* a student's own files served by the formgrader (``/formgrader/submissions/<id>/files/...``) get a ``sandbox``
+* the formgrader's own inline handlers and constant inline scripts are allowed by their hashes
+  (``'unsafe-hashes'``, read from its templates at start), no other;
+* a student's own files served by the formgrader (``/formgrader/submissions/<id>/<file>``) get a ``sandbox``
   policy: no script, an origin of their own.
 
 :class:`FormgraderCSP` is a tornado output transform. ``nbgrader_config.py`` installs it in the running Jupyter
@@ -45,13 +46,17 @@ FILES_POLICY = "sandbox; default-src 'none'; img-src 'self' data:; style-src 'un
 SAFE_SEGMENT = re.compile(r"[A-Za-z0-9_.@+%-]*\Z")
 """What each part of a formgrader URL may be made of (ids of assignments, notebooks, students, submissions)."""
 _FORMGRADER = re.compile(r"/formgrader(?:/|\Z)")
-_FILES = re.compile(r"/formgrader/submissions/[^/]+/files/")
+_FILES = re.compile(
+    r"/formgrader/submissions/(?!components/)[^/]+/(?!(?:next_incorrect|prev_incorrect|next|prev)/?\Z)."
+)
+"""A student's own file, as nbgrader's ``SubmissionFilesHandler`` serves it (``submissions/<id>/<path>``)."""
 _HEAD_SCRIPT = re.compile(rb"<script(?=[\s>])", re.I)
 
 
 @functools.cache
 def handler_hashes() -> tuple[str, ...]:
-    """The CSP hashes (``'sha256-...'``) of the inline event handlers in nbgrader's formgrader templates."""
+    """The CSP hashes (``'sha256-...'``) of the inline event handlers in nbgrader's formgrader templates, and of
+    the inline scripts those templates write with no template expression in them (a tooltip set-up in the body)."""
     try:
         import nbgrader.server_extensions.formgrader as formgrader
     except ImportError:
@@ -59,7 +64,12 @@ def handler_hashes() -> tuple[str, ...]:
     found = set()
     for template in Path(formgrader.__file__).parent.joinpath("templates").rglob("*"):
         if template.is_file():
-            for value in re.findall(r'\son[a-z]+="([^"]*)"', template.read_text(encoding="utf-8", errors="replace")):
+            text = template.read_text(encoding="utf-8", errors="replace")
+            values = re.findall(r'\son[a-z]+="([^"]*)"', text)
+            # the body's inline scripts that the template writes as they are (no template expression in them)
+            values += [body for body in re.findall(r"<script[^>]*>(.*?)</script>", text, re.S)
+                       if body.strip() and "{{" not in body and "{%" not in body]  # fmt: skip
+            for value in values:
                 digest = base64.b64encode(hashlib.sha256(value.encode("utf-8")).digest()).decode()
                 found.add(f"'sha256-{digest}'")
     return tuple(sorted(found))
