@@ -23,21 +23,21 @@ Dependency rules (every import counts, at the top of a module or inside a functi
 ``tests/autograder/test_layers.py``). A row may import the columns marked ``x`` and its own room; nothing else of
 :mod:`autograder`:
 
-===================  ======  ======  =========  ======  =============  =======
-imports ->           checks  doctor  isolation  course  preprocessors  reports
-===================  ======  ======  =========  ======  =============  =======
-checks               .       .       .          .       .              .
-doctor               .       .       .          .       .              .
-isolation            .       x       .          .       .              .
-course               x       x       x          .       .              .
-preprocessors        x       x       x          x       .              .
-reports              x       x       .          x       .              .
-cli                  x       x       x          x       x              x
-===================  ======  ======  =========  ======  =============  =======
+==============  ======  =====  ==============  ======  =========  ======  =============  =======
+imports ->      checks  inert  formgrader_csp  doctor  isolation  course  preprocessors  reports
+==============  ======  =====  ==============  ======  =========  ======  =============  =======
+checks          .       .      .               .       .          .       .              .
+inert           .       .      .               .       .          .       .              .
+formgrader_csp  .       .      .               .       .          .       .              .
+doctor          .       x      .               .       .          .       .              .
+isolation       .       x      .               x       .          .       .              .
+course          x       x      .               x       x          .       .              .
+preprocessors   x       x      x               x       x          x       .              .
+reports         x       x      .               x       .          x       .              .
+cli             x       x      .               x       x          x       x              x
+==============  ======  =====  ==============  ======  =========  ======  =============  =======
 
-Besides: :mod:`autograder.inert` imports nothing of the package and every room may import it;
-:mod:`autograder.formgrader_csp` imports nothing and only the preprocessors import it; nothing imports
-:mod:`autograder.cli` but ``__main__``; any module may ``import autograder`` itself (this
+Besides: nothing imports :mod:`autograder.cli` but ``__main__``; any module may ``import autograder`` itself (this
 package, which imports only :mod:`autograder.checks`); there is no cycle between rooms; and :mod:`autograder.reports`
 never reaches :mod:`autograder.isolation`, not even through a module it imports (a report needs no sandbox). The
 checks import nothing that starts a process, so a check runs the same in the grader, in a learner's self-check and

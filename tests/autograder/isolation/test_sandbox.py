@@ -300,7 +300,7 @@ def test_student_code_sees_no_canary_of_the_graders_environment(monkeypatch):
     ``/usr/local/etc``, and in a folder on the grader's ``PYTHONPATH`` and ``sys.path`` that also holds a copy of
     ``bpe_ref`` (the grader installed from another checkout): student code, kernel or worker, sees none of them and
     imports neither package."""
-    from .adversarial import CANARY_FOLDER, FIND_CANARIES, plant_canaries, remove_canaries
+    from ..adversarial import CANARY_FOLDER, FIND_CANARIES, plant_canaries, remove_canaries
 
     elsewhere = CANARY_FOLDER  # outside /tmp, which the sandbox has its own of
     made = plant_canaries(elsewhere)
