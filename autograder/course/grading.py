@@ -24,6 +24,7 @@ from bpe_lab import cells as nbcells
 
 from .. import doctor
 from ..inert import csv_text, csv_writer  # noqa: F401 - csv_text: kept importable from here
+from . import timestamps
 from .directory import Workspace, assignments, make_course_directory
 from .gradebook import ensure_assignments, upsert_submission
 from .pool import run_contained
@@ -256,6 +257,9 @@ class _Grader:
             result.error = f"the source notebooks failed to build: {_summarise(self.failed_build)}"
             return
         stage(submission, workspace.submission_path(submission.student, submission.assignment).parent)
+        # the scratch copy was made just now: timestamps are checked against when the grader's first copy was made
+        copied = timestamps.copy_time(submission.path if submission.flat else submission.path.parent)
+        api.config.DoctorRepairs.copied_at = copied.isoformat() if copied else ""
         graded = api.autograde(submission.assignment, submission.student, force=True, create=True)
         if not graded["success"]:
             result.error = _summarise(graded.get("log", "") or graded.get("error", ""))

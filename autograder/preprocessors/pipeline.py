@@ -103,6 +103,13 @@ def configure(c: Any, course_root: Path) -> None:
         from .. import formgrader_csp
 
         formgrader_csp.install_in_running_server()
+    # `nbgrader zip_collect`: whose a file is comes from the name the LMS gave it, never from a name inside an archive
+    # (autograder.course.collect); a safe default for the file names, which the instructor sets for their LMS.
+    from ..course.collect import SAFE_REGEXP
+
+    c.ZipCollectApp.collector_plugin = "autograder.course.collect.ArchiveCollector"
+    if "named_regexp" not in c.FileNameCollectorPlugin:
+        c.FileNameCollectorPlugin.named_regexp = SAFE_REGEXP
     # The hidden checks' inputs come from the course's secret and each student's id, whichever command grades.
     from ..checks.cases import SECRET_FILE
 
