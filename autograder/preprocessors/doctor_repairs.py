@@ -58,6 +58,7 @@ class DoctorRepairs(NbGraderPreprocessor):
                 duedate = gradebook.find_assignment(info["assignment"]).duedate
                 submission = gradebook.find_submission(info["assignment"], info["student"])
             except MissingEntry:
+                self.log.warning("timestamp not checked: no submission of %s in the gradebook", info["student"])
                 return []
             verdict = timestamps.check_submission(
                 folder,
@@ -68,6 +69,7 @@ class DoctorRepairs(NbGraderPreprocessor):
                 duedate=duedate,
                 copied=copied,
             )
+            self.log.info("timestamp of %s: %s", info["student"], verdict.problem or "as claimed")
             if verdict.used is not None and submission.timestamp != verdict.used:
                 submission.timestamp = verdict.used
                 gradebook.db.commit()

@@ -1084,6 +1084,7 @@ SURROUNDING_OUTCOMES = {
     "attack-markup-file-name": {"get_pair_counts": 4, "merge": 4},  # graded under the right name, said so
     "attack-markup-empty-file": "error",
     "attack-formula-assignment": "error",
+    "attack-timestamp-from-the-future": {"get_pair_counts": 4, "merge": 4},  # flagged; the collection time is used
 }
 SURROUNDING_PROBES = {
     "attack-fill-socket-folder": "<= 64 True",
@@ -1096,6 +1097,7 @@ NEEDS_SANDBOX |= {"attack-fill-socket-folder", "attack-write-anywhere", "attack-
 FLAGS.update({
     "attack-markup-file-name": "the notebook was named",
     "attack-many-error-cells": "over the limit of 300",
+    "attack-timestamp-from-the-future": "after the submission was collected",
 })  # fmt: skip
 CATEGORIES.update({
     "inert pages (#21)": ["attack-rendered-markdown", "attack-output-attributes", "attack-markup-file-name",
@@ -1103,6 +1105,9 @@ CATEGORIES.update({
     "bounded costs (#21)": ["attack-fill-socket-folder", "attack-write-anywhere", "attack-many-error-cells",
                             "attack-quadratic-markdown", "attack-replay-after-deadline"],
     "an allowlist that is one (#21)": ["attack-find-canaries"],
+    "timestamps the grader can defend (#21)": ["attack-timestamp-from-the-future",
+                                               "(course/test_timestamps.py, test_instructor_workflow.py)"],
+    "collection that cannot swap students (#21)": ["(nbgrader zip_collect: tests/autograder/course/test_collect.py)"],
 })  # fmt: skip
 INERT_PAGES = ["attack-rendered-markdown", "attack-output-attributes", "attack-markup-file-name",
                "attack-script-output", "attack-active-markdown"]  # fmt: skip
@@ -1114,6 +1119,10 @@ def _build_surroundings(course_root, folder, release, path):
         nbformat.write(edit(sample_class.fill(release, {**GOOD, "merge": merge})), path(name))
     for name, answers in SURROUNDING_ANSWERS.items():
         nbformat.write(sample_class.fill(release, answers), path(name))
+    nbformat.write(sample_class.fill(release, GOOD), path("attack-timestamp-from-the-future"))
+    (folder / "attack-timestamp-from-the-future" / ASSIGNMENT / "timestamp.txt").write_text(
+        "2099-01-01 00:00:00.000000 UTC", encoding="utf-8"
+    )
     named = path("attack-markup-file-name")
     nbformat.write(sample_class.fill(release, GOOD), named.with_name(MARKUP_NAME + ".ipynb"))
     named.unlink(missing_ok=True)
