@@ -955,25 +955,19 @@ FILL_SOCKET_FOLDER = _code(
 WRITE_ANYWHERE = _code(
     """
     import os
-    _mounts = []
-    for _line in open("/proc/self/mountinfo"):
-        _parts = _line.split()
-        _mounts.append((_parts[4], _parts[_parts.index("-") + 1]))
-    def _fs(path):
-        holding = [m for m in _mounts if path == m[0] or path.startswith(m[0].rstrip("/") + "/")]
-        return max(holding, key=lambda m: len(m[0]))[1]
     _on_disk = []
-    for _root, _dirs, _files in os.walk("/"):
-        _dirs[:] = [d for d in _dirs if os.path.join(_root, d) not in ("/proc", "/sys", "/dev")]
-        _probe = os.path.join(_root, ".bpe-probe")
-        try:
-            with open(_probe, "x"):
-                pass
-            os.unlink(_probe)
-        except OSError:
+    for _line in open("/proc/self/mountinfo"):  # every mount: a writable one not in memory is the host's disk
+        _parts = _line.split()
+        _point, _options, _type = _parts[4], _parts[5].split(","), _parts[_parts.index("-") + 1]
+        if _type in ("tmpfs", "proc", "sysfs", "devpts", "mqueue", "devtmpfs") or "rw" not in _options:
             continue
-        if _fs(_root) != "tmpfs":
-            _on_disk.append(_root)
+        try:
+            _probe = os.path.join(_point, ".bpe-probe")
+            open(_probe, "x").close()
+            os.unlink(_probe)
+            _on_disk.append(_point)
+        except OSError:
+            pass
     print("ON DISK", _on_disk[:5])
     """
 )
