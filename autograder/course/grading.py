@@ -26,7 +26,7 @@ from .. import doctor
 from ..inert import csv_text, csv_writer  # noqa: F401 - csv_text: kept importable from here
 from . import timestamps
 from .directory import Workspace, assignments, make_course_directory
-from .gradebook import ensure_assignments, upsert_submission
+from .gradebook import duedate_of, ensure_assignments, upsert_submission
 from .pool import run_contained
 from .submissions import Submission, stage
 
@@ -436,6 +436,9 @@ def grade(
             (template / "build-error.txt").write_text(error, encoding="utf-8")
     if todo and (template / "gradebook.db").exists():
         ensure_assignments(target.db_url, f"sqlite:///{template / 'gradebook.db'}", names)
+        # the scratch gradebooks hold no due dates; a timestamp is checked against the course's (course.timestamps)
+        dues = {name: duedate_of(target.db_url, name) for name in names}
+        limits["DoctorRepairs.duedates"] = {name: due.isoformat() for name, due in dues.items() if due is not None}
     publisher = _Publisher(course_root, target, out, feedback)
 
     def finished(index: int, result: Result, slot: int) -> None:

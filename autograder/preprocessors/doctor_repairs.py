@@ -12,7 +12,7 @@ from pathlib import Path
 import nbformat
 from nbformat import NotebookNode
 from nbgrader.preprocessors import NbGraderPreprocessor
-from traitlets import Unicode
+from traitlets import Dict, Unicode
 
 from .. import doctor
 from ..course import timestamps
@@ -25,6 +25,9 @@ class DoctorRepairs(NbGraderPreprocessor):
     :class:`SubmissionDoctor` did to the file) in a markdown cell at the top, for the feedback and the grader."""
 
     source_directory = Unicode("", help="the course's source folder (solutions/)").tag(config=True)
+    duedates = Dict(
+        {}, help="assignment -> due date (ISO, UTC) where the gradebook nbgrader grades into has none (a scratch one)"
+    ).tag(config=True)
     copied_at = Unicode(
         "", help="when the grader's first copy of this submission was made (ISO, UTC), if this one is a later copy"
     ).tag(config=True)
@@ -56,6 +59,8 @@ class DoctorRepairs(NbGraderPreprocessor):
         with Gradebook(info["db_url"]) as gradebook:
             try:
                 duedate = gradebook.find_assignment(info["assignment"]).duedate
+                if duedate is None and self.duedates.get(info["assignment"]):
+                    duedate = dt.datetime.fromisoformat(self.duedates[info["assignment"]])
                 submission = gradebook.find_submission(info["assignment"], info["student"])
             except MissingEntry:
                 self.log.warning("timestamp not checked: no submission of %s in the gradebook", info["student"])
