@@ -13,23 +13,29 @@ The rooms, as nbgrader shows its own architecture in its folders:
 * :mod:`autograder.doctor` -- a module, not a room: the pure notebook logic (read, repair, scan, note) that the
   steps, the class pipeline, the report and the judge all use on a submission; in any one room it would make the
   others import that room.
+* :mod:`autograder.inert` -- a module like the doctor: what a submission put in a page, a terminal or a CSV made
+  inert (HTML, markdown, notebooks, control characters, formulas); every room may use it, it imports none.
+* :mod:`autograder.formgrader_csp` -- a module: the formgrader's Content-Security-Policy (a tornado transform the
+  pipeline installs); it imports nothing of the package.
 * :mod:`autograder.cli` -- ``python -m autograder``: parsing and calling only.
 
 Dependency rules (every import counts, at the top of a module or inside a function; held by
 ``tests/autograder/test_layers.py``). A row may import the columns marked ``x`` and its own room; nothing else of
 :mod:`autograder`:
 
-===================  ======  ======  =========  ======  =============  =======
-imports ->           checks  doctor  isolation  course  preprocessors  reports
-===================  ======  ======  =========  ======  =============  =======
-checks               .       .       .          .       .              .
-doctor               .       .       .          .       .              .
-isolation            .       x       .          .       .              .
-course               x       x       x          .       .              .
-preprocessors        x       x       x          x       .              .
-reports              x       x       .          x       .              .
-cli                  x       x       x          x       x              x
-===================  ======  ======  =========  ======  =============  =======
+==============  ======  =====  ==============  ======  =========  ======  =============  =======
+imports ->      checks  inert  formgrader_csp  doctor  isolation  course  preprocessors  reports
+==============  ======  =====  ==============  ======  =========  ======  =============  =======
+checks          .       .      .               .       .          .       .              .
+inert           .       .      .               .       .          .       .              .
+formgrader_csp  .       .      .               .       .          .       .              .
+doctor          .       x      .               .       .          .       .              .
+isolation       .       x      .               x       .          .       .              .
+course          x       x      .               x       x          .       .              .
+preprocessors   x       x      x               x       x          x       .              .
+reports         x       x      .               x       .          x       .              .
+cli             x       x      .               x       x          x       x              x
+==============  ======  =====  ==============  ======  =========  ======  =============  =======
 
 Besides: nothing imports :mod:`autograder.cli` but ``__main__``; any module may ``import autograder`` itself (this
 package, which imports only :mod:`autograder.checks`); there is no cycle between rooms; and :mod:`autograder.reports`

@@ -36,6 +36,7 @@ sys.modules.setdefault("rfc3987_syntax", None)  # type: ignore[arg-type]
 from .checks import public_cases  # noqa: E402
 from .course import batch, demo, grading, release, selfcheck, submissions  # noqa: E402
 from .course.directory import CourseError, find_course_root  # noqa: E402
+from .inert import terminal_text  # noqa: E402
 from .isolation.limits import parse_size, sandbox_status  # noqa: E402
 from .isolation.sandbox import SandboxUnavailable  # noqa: E402
 from .reports import exports, report, summary  # noqa: E402
@@ -89,7 +90,7 @@ def cmd_check(args: argparse.Namespace) -> int:
         print(f"Checking {path.name} as {submission.assignment}, hidden tests included...", flush=True)
     result = selfcheck.check(root, submission, limits, kernel=args.kernel)
     for line in result.solution_errors:
-        print(f"  your solution cell {line}")
+        print(f"  your solution cell {terminal_text(line)}")
     _print(summary.result_lines(result))
     full = selfcheck.full_marks(result)
     print("Full marks." if full else "Not full marks yet: see the messages above.")
@@ -208,7 +209,7 @@ def cmd_export(args: argparse.Namespace) -> int:
         exports.write_combined(sheet, Path(args.csv))
         print(f"wrote {args.csv}")
     for line in exports.warnings(sheet):
-        print(f"warning: {line}")
+        print(f"warning: {terminal_text(line)}")
     return 0
 
 
@@ -308,5 +309,5 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return args.func(args)
     except (CourseError, SandboxUnavailable) as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(f"error: {terminal_text(exc)}", file=sys.stderr)
         return 2

@@ -27,6 +27,8 @@ import nbformat
 
 from bpe_lab import cells
 
+from .inert import markdown_text
+
 GRADER_MODULES = ("bpe_ref", "autograder")
 FLAGS = ("grade", "solution", "locked", "points", "task")
 """The nbgrader flags of a cell that only the instructor's notebook decides."""
@@ -180,6 +182,13 @@ MAX_TEXT_CELL_CHARS = 100_000
 """Characters kept of a markdown or raw cell (the course's answers are a few lines)."""
 MAX_METADATA_CHARS = 10_000
 """Characters of metadata kept per cell, and for the notebook (beyond what Jupyter and nbgrader need)."""
+MAX_CELLS = 300
+"""Cells kept of a submission (the course's notebooks have under 40): past it, cells of the student's own (without
+nbgrader metadata) are dropped from the end; the course's cells are always kept."""
+MAX_CODE_CELL_CHARS = 100_000
+"""Characters of one code cell: a longer one is not run (it raises, saying why), so it costs only its own points."""
+MAX_SOURCE_CHARS = 1_000_000
+"""Characters of all the cells together; a cell of the student's own past it is emptied (the course's keep theirs)."""
 NOTEBOOK_METADATA = ("kernelspec", "language_info")
 CELL_METADATA = ("nbgrader", "tags", "deletable", "editable", "collapsed", "scrolled", "jupyter", "trusted")
 
@@ -197,6 +206,7 @@ def _bound(nb, problems: list[Problem]) -> None:
         nb.metadata = nbformat.NotebookNode()
     if dropped and _size(dropped) > MAX_METADATA_CHARS:
         problems.append(Problem("repaired", f"notebook metadata ({', '.join(sorted(dropped))[:80]}) dropped"))
+    _bound_cells(nb, problems)
     attachment_bytes = 0
     for number, cell in enumerate(nb.cells, 1):
         extra = {k: v for k, v in cell.metadata.items() if k not in CELL_METADATA}
@@ -221,6 +231,36 @@ def _bound(nb, problems: list[Problem]) -> None:
         if cell.cell_type != "code" and len(cell.source) > MAX_TEXT_CELL_CHARS:
             problems.append(Problem("repaired", f"cell {number}: {len(cell.source):,} characters of text cut short"))
             cell.source = cell.source[:MAX_TEXT_CELL_CHARS] + "\n\n[... cut by the grader ...]"
+
+
+def _bound_cells(nb, problems: list[Problem]) -> None:
+    """The number of cells and the size of their sources within :data:`MAX_CELLS`, :data:`MAX_CODE_CELL_CHARS`
+    and :data:`MAX_SOURCE_CHARS`; what is cut costs the student only (a note says what)."""
+    if len(nb.cells) > MAX_CELLS:
+        room = MAX_CELLS - sum(1 for c in nb.cells if cells.meta(c).get("grade_id"))
+        kept = []
+        for cell in nb.cells:
+            if cells.meta(cell).get("grade_id") or room > 0:
+                room -= 0 if cells.meta(cell).get("grade_id") else 1
+                kept.append(cell)
+        problems.append(Problem("repaired", f"{len(nb.cells):,} cells, over the limit of {MAX_CELLS}: "
+                                f"{len(nb.cells) - len(kept):,} of the student's own cells dropped"))  # fmt: skip
+        nb.cells = kept
+    total, emptied = 0, 0
+    for number, cell in enumerate(nb.cells, 1):
+        source = cell.source if isinstance(cell.source, str) else "".join(cell.source)
+        if cell.cell_type == "code" and len(source) > MAX_CODE_CELL_CHARS:
+            problems.append(Problem("repaired", f"cell {number}: {len(source):,} characters of code, over the limit "
+                                    f"of {MAX_CODE_CELL_CHARS:,}: not run"))  # fmt: skip
+            source = f"raise RuntimeError('this cell has {len(source):,} characters, over the grader\\'s limit')"
+        total += len(source)
+        if total > MAX_SOURCE_CHARS and not cells.meta(cell).get("grade_id"):
+            total -= len(source)
+            source, emptied = "", emptied + 1
+        cell.source = source
+    if emptied:
+        problems.append(Problem("repaired", f"the notebook's cells hold over {MAX_SOURCE_CHARS:,} characters: "
+                                f"{emptied:,} of the student's own cells emptied"))  # fmt: skip
 
 
 def _repair_cells(nb, source, problems: list[Problem]) -> None:
@@ -450,10 +490,11 @@ REPORT_METADATA = "bpe_course_doctor"
 def report_cell(problems: list[Problem]):
     """A markdown cell for the top of the graded notebook, so the student's feedback lists the problems.
 
-    Its metadata (``REPORT_METADATA``) keeps every problem with its kind, for :mod:`autograder.reports.report`.
+    Its metadata (``REPORT_METADATA``) keeps every problem with its kind, for :mod:`autograder.reports.report`. Each
+    line is escaped (:func:`autograder.inert.markdown_text`): a problem quotes names the student chose.
     """
     lines = ["**Notes from the grader about this submission**", ""]
-    lines += [f"- {p.text}" for p in problems]
+    lines += [f"- {markdown_text(p.text)}" for p in problems]  # a quoted file name renders as its characters
     cell = nbformat.v4.new_markdown_cell("\n".join(lines))
     cell.metadata[REPORT_METADATA] = {"problems": [{"kind": p.kind, "text": p.text} for p in problems]}
     return cell

@@ -8,7 +8,6 @@ scores 0, and the batch goes on.
 
 from __future__ import annotations
 
-import csv
 import hashlib
 import json
 import os
@@ -24,8 +23,10 @@ import nbformat
 from bpe_lab import cells as nbcells
 
 from .. import doctor
+from ..inert import csv_text, csv_writer  # noqa: F401 - csv_text: kept importable from here
+from . import timestamps
 from .directory import Workspace, assignments, make_course_directory
-from .gradebook import ensure_assignments, upsert_submission
+from .gradebook import duedate_of, ensure_assignments, upsert_submission
 from .pool import run_contained
 from .submissions import Submission, stage
 
@@ -256,6 +257,9 @@ class _Grader:
             result.error = f"the source notebooks failed to build: {_summarise(self.failed_build)}"
             return
         stage(submission, workspace.submission_path(submission.student, submission.assignment).parent)
+        # the scratch copy was made just now: timestamps are checked against when the grader's first copy was made
+        copied = timestamps.copy_time(submission.path if submission.flat else submission.path.parent)
+        api.config.DoctorRepairs.copied_at = copied.isoformat() if copied else ""
         graded = api.autograde(submission.assignment, submission.student, force=True, create=True)
         if not graded["success"]:
             result.error = _summarise(graded.get("log", "") or graded.get("error", ""))
@@ -429,6 +433,9 @@ def grade(
             (template / "build-error.txt").write_text(error, encoding="utf-8")
     if todo and (template / "gradebook.db").exists():
         ensure_assignments(target.db_url, f"sqlite:///{template / 'gradebook.db'}", names)
+        # the scratch gradebooks hold no due dates; a timestamp is checked against the course's (course.timestamps)
+        dues = {name: duedate_of(target.db_url, name) for name in names}
+        limits["DoctorRepairs.duedates"] = {name: due.isoformat() for name, due in dues.items() if due is not None}
     publisher = _Publisher(course_root, target, out, feedback)
 
     def finished(index: int, result: Result, slot: int) -> None:
@@ -500,29 +507,19 @@ def _summarise(log: str) -> str:
     return (text or "nbgrader autograde failed")[:500]
 
 
-def csv_text(value: str) -> str:
-    """A CSV field a spreadsheet shows as text: a leading ``= + - @`` (a formula) gets a quote mark."""
-    return "'" + value if value[:1] in ("=", "+", "-", "@", "\t", "\r") else value
-
-
 def write_grades(results: list[Result], out: Path) -> None:
-    """Write ``grades.csv`` and ``exercise_grades.csv`` into ``out`` (text fields safe from spreadsheet formulas)."""
+    """Write ``grades.csv`` and ``exercise_grades.csv`` into ``out`` (every text field safe from spreadsheet
+    formulas: :func:`autograder.inert.csv_writer`)."""
     with open(out / "grades.csv", "w", newline="", encoding="utf-8") as handle:
-        writer = csv.writer(handle)
+        writer = csv_writer(handle)
         writer.writerow(["student_id", "assignment", "score", "max_score", "status", "error", "problems"])
         for r in results:
-            row = [
-                csv_text(r.submission.student),
-                r.submission.assignment,
-                f"{r.score:g}",
-                f"{r.max_score:g}",
-                r.status,
-            ]
-            writer.writerow(row + [csv_text(r.error), csv_text(" | ".join(r.problems))])
+            row = [r.submission.student, r.submission.assignment, f"{r.score:g}", f"{r.max_score:g}", r.status]
+            writer.writerow(row + [r.error, " | ".join(r.problems)])
     with open(out / "exercise_grades.csv", "w", newline="", encoding="utf-8") as handle:
-        writer = csv.writer(handle)
+        writer = csv_writer(handle)
         writer.writerow(["student_id", "assignment", "exercise", "test_cell", "points", "max_points", "message"])
         for r in results:
             for c in r.cells:
-                row = [csv_text(r.submission.student), r.submission.assignment, c.exercise, c.grade_id]
-                writer.writerow(row + [f"{c.points:g}", f"{c.max_points:g}", csv_text(c.message)])
+                row = [r.submission.student, r.submission.assignment, c.exercise, c.grade_id]
+                writer.writerow(row + [f"{c.points:g}", f"{c.max_points:g}", c.message])

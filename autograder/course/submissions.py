@@ -29,6 +29,8 @@ class Submission:
     student: str
     assignment: str
     path: Path
+    flat: bool = False
+    """Found in a flat folder of notebooks: no file beside it is its own (a ``timestamp.txt`` there is nobody's)."""
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -115,7 +117,7 @@ def find_submissions(folder: Path, course_root: Path, assignment: str | None = N
         stem = path.stem
         if name and stem.endswith(name) and stem != name:
             stem = stem[: -len(name)]
-        found.append(Submission(student_id(stem), name or "unknown", path))
+        found.append(Submission(student_id(stem), name or "unknown", path, flat=True))
     if links:
         raise CourseError(
             f"refusing symbolic links in the class folder {folder} (replace each with the real file or folder): "
@@ -159,13 +161,14 @@ def stage(submission: Submission, folder: Path) -> None:
     The notebook keeps its own file name (the doctor,
     :class:`autograder.preprocessors.submission_doctor.SubmissionDoctor`, grades a renamed notebook under the right one
     and says so); of the other files only nbgrader's own small ones are copied, and only regular files (never a symbolic
-    link).
+    link), and only from a submission's own folder: in a flat folder of notebooks a ``timestamp.txt`` is nobody's, so
+    no student gets it as theirs.
     """
     if folder.exists():
         shutil.rmtree(folder)
     folder.mkdir(parents=True)
     shutil.copyfile(submission.path, folder / submission.path.name, follow_symlinks=False)
-    for name in NBGRADER_FILES:
+    for name in () if submission.flat else NBGRADER_FILES:
         extra = submission.path.parent / name
         if extra.is_file() and not extra.is_symlink() and extra.stat().st_size < 4096:
             shutil.copyfile(extra, folder / name)

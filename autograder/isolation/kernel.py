@@ -8,8 +8,7 @@
 from __future__ import annotations
 
 import os
-import shutil
-import tempfile
+import time
 from typing import Any
 
 from jupyter_client.manager import AsyncKernelManager
@@ -18,16 +17,54 @@ from traitlets import Integer, List, Unicode
 from . import sandbox
 from .limits import GIB, Cgroup, joined_command, limited_command
 
-__all__ = ["LimitedKernelManager"]
+__all__ = ["LimitedKernelManager", "SOCKETS", "sandbox_root"]
+
+SOCKETS = "/tmp/bpe-kernel-sockets"
+"""Where, inside the sandbox, the kernel makes its ZeroMQ sockets: its own in-memory ``/tmp`` (size-limited)."""
+SANDBOX_START_S = 30.0
+
+
+def sandbox_root(pid: int, poll: Any = lambda: None, timeout: float = SANDBOX_START_S) -> str:
+    """``/proc/<pid>/root`` of the first process under ``pid`` (bubblewrap) whose root holds :data:`SOCKETS`: the
+    sandbox's file system as this process sees it. Waits until bubblewrap has built it.
+
+    Raises:
+        RuntimeError: the sandbox did not start within ``timeout`` seconds, or its process ended (``poll()`` not
+            ``None``).
+    """
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        todo, seen = [pid], set()
+        while todo:
+            current = todo.pop()
+            if current in seen:
+                continue
+            seen.add(current)
+            root = f"/proc/{current}/root"
+            if current != pid and os.path.isdir(root + SOCKETS):
+                return root
+            try:
+                with open(f"/proc/{current}/task/{current}/children") as handle:
+                    todo += [int(child) for child in handle.read().split()]
+            except OSError:
+                continue
+        if poll() is not None:
+            raise RuntimeError("the sandbox of the grading kernel stopped before it started")
+        time.sleep(0.01)
+    raise RuntimeError(f"the sandbox of the grading kernel did not start within {timeout:g} s")
 
 
 class LimitedKernelManager(AsyncKernelManager):
     """A kernel manager whose kernels start in the allowlist sandbox (:mod:`autograder.isolation.sandbox`), under
     memory, process and CPU-time limits.
 
-    The kernel talks to the grader over Unix sockets (ZeroMQ ``ipc``) in a folder of its own, the only host folder
-    it may write. Its processes share one :class:`Cgroup` where the machine allows it (memory and processes for
-    all of them together), and each has ``RLIMIT_AS``, ``RLIMIT_CPU``, ``RLIMIT_FSIZE`` and ``RLIMIT_NPROC``.
+    The kernel talks to the grader over Unix sockets (ZeroMQ ``ipc``) that it makes in :data:`SOCKETS`, a folder
+    of the sandbox's own in-memory, size-limited ``/tmp``: no host folder is writable from the sandbox. The
+    grader reaches them through the sandbox's root as the host sees it (``/proc/<pid>/root``, the process being
+    the grader's own child), so the connection file the kernel reads (bound read-only) names the path inside, and
+    the clients the path outside. Its processes share one :class:`Cgroup` where the machine allows it (memory and
+    processes for all of them together), and each has ``RLIMIT_AS``, ``RLIMIT_CPU``, ``RLIMIT_FSIZE`` and
+    ``RLIMIT_NPROC``.
     """
 
     memory_limit = Integer(2 * GIB, help="bytes of memory of the kernel and its children (0: none)").tag(config=True)
@@ -58,21 +95,30 @@ class LimitedKernelManager(AsyncKernelManager):
             sandbox.refuse_visible_answer_keys()  # no sandbox: this environment must not hold the model solutions
         self._cgroup: Cgroup | None = None
         if self._bwrap:
-            self._socket_dir = tempfile.mkdtemp(prefix="bpe-kernel-")
             self.transport = "ipc"
-            self.ip = os.path.join(self._socket_dir, "kernel")
+            self.ip = SOCKETS + "/kernel"
 
     def format_kernel_cmd(self, extra_arguments: list[str] | None = None) -> list[str]:
         command = super().format_kernel_cmd(extra_arguments)
         return limited_command(command, self.memory_limit, self.cpu_limit, processes=self.process_limit)
 
     async def _async_pre_start_kernel(self, **kw: Any):
+        if self._bwrap:
+            self.ip = SOCKETS + "/kernel"  # the connection file names the sockets as the kernel sees them
         command, kw = await super()._async_pre_start_kernel(**kw)
         if self._bwrap:
             command = [*self.sandbox_prefix(self.files_from or None), *command]
         if self._cgroup is None:
             self._cgroup = Cgroup.create(self.memory_limit, self.process_limit)
         return joined_command(command, self._cgroup), kw
+
+    async def _async_launch_kernel(self, kernel_cmd: list[str], **kw: Any) -> None:
+        await super()._async_launch_kernel(kernel_cmd, **kw)
+        if self._bwrap:  # the clients (and the control socket) reach the sockets through the sandbox's root
+            process = getattr(self.provisioner, "process", None)
+            self.ip = sandbox_root(process.pid, process.poll) + SOCKETS + "/kernel"
+
+    _launch_kernel = _async_launch_kernel
 
     def sandbox_prefix(self, files_from: str | None = None) -> list[str]:
         """The ``bwrap`` argv that runs this kernel (see :func:`autograder.isolation.sandbox.sandbox_argv`): it may
@@ -89,7 +135,7 @@ class LimitedKernelManager(AsyncKernelManager):
             course_packages=sandbox.KERNEL_PACKAGES,
             extra_distributions=self.extra_distributions,
             files_from=files_from,
-            binds=[self._socket_dir],
+            dirs=[SOCKETS],
             read_only=[self.connection_file],
         )
 
@@ -111,7 +157,5 @@ class LimitedKernelManager(AsyncKernelManager):
         if self._cgroup is not None:
             self._cgroup.close()  # every process the kernel left behind
             self._cgroup = None
-        if self._bwrap:
-            shutil.rmtree(self._socket_dir, ignore_errors=True)
 
     cleanup_resources = _async_cleanup_resources

@@ -2,15 +2,19 @@
 
 Student code sees a file system built from nothing, holding only
 
-* the Python runtime, read-only (``sys.prefix``, the standard library, the folders of ``sys.path``), and of its
-  installed packages only the learner's install (:mod:`autograder.isolation.learner_install`: the requirements of
-  ``bpe_lab`` and their dependencies, ipykernel, and an instructor's ``extra_distributions``): every folder of installed
-  packages is an empty in-memory folder, with those distributions' own files bound into it one by one. So student code
-  does not see what only the grader's install holds: nbgrader, tiktoken, subword-nmt, the test tools;
+* the Python runtime, read-only: of each prefix only ``bin``, ``lib`` and ``pyvenv.cfg`` (no ``etc`` or
+  ``share``: Jupyter's and nbgrader's site-wide configuration; :data:`RUNTIME_PARTS`), no folder of ``sys.path``
+  or ``PYTHONPATH`` as such, and of its installed packages only the learner's install
+  (:mod:`autograder.isolation.learner_install`: the requirements of ``bpe_lab`` and their dependencies, ipykernel,
+  and an instructor's ``extra_distributions``): every folder of installed packages is an empty in-memory folder,
+  with those distributions' own files bound into it one by one. So student code does not see what only the
+  grader's install holds: nbgrader, tiktoken, subword-nmt, the test tools;
 * of the course's own packages, only the learner's toolkit ``bpe_lab``, and only in the kernel
   (:data:`KERNEL_PACKAGES`: the notebooks' example, check and chart cells use it), on ``PYTHONPATH``; never
   ``autograder`` or ``bpe_ref``;
-* ``/usr`` (and the ``/bin``, ``/lib`` links into it) and a few files of ``/etc`` (:data:`ETC`), read-only;
+* ``/usr`` (and the ``/bin``, ``/lib`` links into it) but its configuration and Jupyter data
+  (:data:`HIDDEN_IN_USR`, a prefix's ``etc`` and ``share``), and a few files of ``/etc`` (:data:`ETC`),
+  read-only;
 * a private home folder ``/home/student`` (its working folder ``/home/student/work`` holds a private copy of the
   files of its notebook's folder), ``/tmp`` and ``/dev/shm``: small in-memory file systems, gone when it stops;
 * ``/dev`` with the basic devices only (null, zero, full, random, urandom, tty), read-only; a ``/proc`` of its
@@ -327,19 +331,59 @@ def _is_course_folder(path: str, packages: dict[str, list[str]]) -> bool:
     return any(os.path.dirname(p) == path for copies in packages.values() for p in copies if "site-packages" not in p)
 
 
+RUNTIME_PARTS = ("bin", "lib", "lib64", "pyvenv.cfg")
+"""What of each prefix of the Python runtime student code sees (an allowlist): the interpreter and the standard
+library (its site folders emptied, then given the learner's install file by file). Not ``etc`` or ``share``, where
+Jupyter's and nbgrader's site-wide configuration (a gradebook URL with its password) and data live."""
+HIDDEN_IN_USR = ("/usr/local/etc", "/usr/local/share/jupyter", "/usr/share/jupyter", "/usr/etc")
+"""Folders of ``/usr`` (which the sandbox shows whole, for the system's libraries) emptied in the sandbox."""
+
+
+def _prefixes() -> set[str]:
+    found = {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix}
+    found.add(os.path.dirname(os.path.dirname(os.path.realpath(sys.executable))))
+    return {os.path.realpath(p) for p in found if p}
+
+
 def runtime_roots(packages: dict[str, list[str]] | None = None) -> list[str]:
-    """The folders of the Python runtime, read-only in the sandbox: its prefixes, and the folders of ``sys.path`` and
-    ``PYTHONPATH`` that exist and are not a course checkout (those give only the packages allowed, one by one)."""
+    """The parts of the Python runtime bound read-only into the sandbox: of each prefix outside ``/usr`` (a
+    virtual environment, pyenv's), only :data:`RUNTIME_PARTS`, and the standard library's folders. No folder of
+    ``sys.path`` or ``PYTHONPATH`` is bound as such: where the course, the grader or anything else is installed on
+    disk does not change what student code sees (the learner's install is bound file by file, :func:`sandbox_argv`).
+    """
+    import sysconfig
+
     packages = packages if packages is not None else course_package_dirs()
-    roots = {sys.prefix, sys.base_prefix, sys.exec_prefix, os.path.dirname(os.path.realpath(sys.executable))}
-    extra = os.environ.get("PYTHONPATH", "").split(os.pathsep)
-    for entry in [*sys.path[1:], *extra]:  # sys.path[0]: the script's or the working folder, anything at all
-        if entry and os.path.isdir(entry) and os.path.realpath(entry) != os.path.realpath(os.getcwd()):
-            roots.add(entry)
+    roots = set()
+    for prefix in _prefixes():
+        if _inside(prefix, ["/usr"]) or prefix == "/" or _is_course_folder(prefix, packages):
+            continue
+        roots |= {os.path.join(prefix, part) for part in RUNTIME_PARTS if os.path.exists(os.path.join(prefix, part))}
+    for key in ("stdlib", "platstdlib"):
+        path = os.path.realpath(sysconfig.get_paths()[key])
+        if os.path.isdir(path) and not _inside(path, ["/usr"]):
+            roots.add(path)
     roots = {os.path.realpath(r) for r in roots}
-    roots = {r for r in roots if r != "/" and not _is_course_folder(r, packages)}
     # a folder inside another one listed is bound with it
     return sorted(r for r in roots if not any(r != o and r.startswith(o.rstrip("/") + "/") for o in roots))
+
+
+def hidden_in_usr() -> list[str]:
+    """Folders emptied in the sandbox although ``/usr`` is shown whole: :data:`HIDDEN_IN_USR`, and the ``etc`` and
+    ``share`` of a runtime prefix inside ``/usr`` (``/usr/local``, as in Docker's Python images)."""
+    hidden = set(HIDDEN_IN_USR)
+    for prefix in _prefixes():
+        if _inside(prefix, ["/usr"]) and prefix != "/usr":
+            hidden |= {os.path.join(prefix, "etc"), os.path.join(prefix, "share")}
+    return sorted(p for p in hidden if os.path.isdir(p))
+
+
+def _course_checkouts(packages: dict[str, list[str]]) -> list[str]:
+    """The course checkouts this process knows (around its imported packages, its working folder): hidden whole
+    where the sandbox would otherwise show them (a course cloned under ``/usr``)."""
+    found = {os.path.dirname(p) for copies in packages.values() for p in copies if "-packages" not in p}
+    found.add(os.path.realpath(os.getcwd()))
+    return sorted(p for p in found if _is_course_folder(p, packages) and _inside(p, ["/usr"]))
 
 
 def private_copy(folder: str | None, target: str) -> list[str]:
@@ -370,6 +414,7 @@ def sandbox_argv(
     extra_distributions: Iterable[str] = (),
     files_from: str | None = None,
     binds: Iterable[str] = (),
+    dirs: Iterable[str] = (),
     read_only: Iterable[str] = (),
     home_bytes: int = HOME_BYTES,
     tmp_bytes: int = TMP_BYTES,
@@ -383,7 +428,9 @@ def sandbox_argv(
             learner's install, with their dependencies (``LimitedKernelManager.extra_distributions``).
         files_from: a host folder whose files appear, read-only, in the working folder (a private copy of the
             notebook's folder, see :func:`private_copy`).
-        binds: host paths the command may write, at the same path (the kernel's ZeroMQ socket folder).
+        binds: host paths the command may write, at the same path (none of the grader's own: nothing the sandbox
+            writes is on the host's disk).
+        dirs: folders made inside the sandbox's in-memory ``/tmp`` (the kernel's ZeroMQ socket folder).
         read_only: host files the command may read, at the same path (the kernel's connection file).
         home_bytes, tmp_bytes: sizes of the in-memory home folder, and of ``/tmp`` and ``/dev/shm``.
 
@@ -418,14 +465,18 @@ def sandbox_argv(
     roots = runtime_roots(packages)
     for root in roots:
         argv += ["--ro-bind", root, root]
-    # installed packages: an allowlist of distributions, bound file by file into emptied site folders
-    folders = [f for f in site_folders() if _visible(f, roots)]
+    emptied = [*hidden_in_usr(), *_course_checkouts(packages)]
+    for folder in emptied:
+        argv += ["--tmpfs", folder]
+    # installed packages: an allowlist of distributions, bound file by file into emptied site folders (every site
+    # folder, wherever it is: one outside the runtime's prefixes, the user's, is made in the sandbox)
+    folders = site_folders()
     for folder in folders:
         argv += ["--tmpfs", folder]
     for entry in allowed_site_entries(tuple(extra_distributions)):
         if _inside(entry, folders):
             argv += ["--ro-bind", entry, entry]
-    emptied = list(folders)
+    emptied += folders
     allowed = set(course_packages)
     path_entries: list[str] = []
     for name, copies in packages.items():
@@ -445,14 +496,18 @@ def sandbox_argv(
                 argv += ["--ro-bind", source, f"{WORK}/{name}"]
     for path in binds:
         argv += ["--bind", path, path]
+    for path in dirs:
+        if not _inside(path, ["/tmp"]):
+            raise ValueError(f"a folder of the sandbox's own must be in its /tmp, not {path!r}")
+        argv += ["--dir", path]
     for path in read_only:
         argv += ["--ro-bind", path, path]
     argv += ["--remount-ro", "/", "--clearenv"]
     for name in KEPT_ENVIRONMENT:
         if name in os.environ and name != "PYTHONPATH":
             argv += ["--setenv", name, os.environ[name]]
-    python_path = [*path_entries, *(p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p)]
-    if python_path:  # the allowed course package first (the kernel; ``python -I``, the worker, ignores it)
+    python_path = path_entries  # not the grader's PYTHONPATH: its folders are not in the sandbox
+    if python_path:  # the allowed course package (the kernel; ``python -I``, the worker, ignores it)
         argv += ["--setenv", "PYTHONPATH", os.pathsep.join(dict.fromkeys(python_path))]
     for name, value in (("HOME", HOME), ("USER", "student"), ("LOGNAME", "student"), ("TMPDIR", "/tmp"),
                         ("IPYTHONDIR", HOME + "/.ipython"), ("MPLCONFIGDIR", HOME + "/.matplotlib"),

@@ -17,6 +17,8 @@ code is contained to :mod:`autograder.isolation`; a step here only applies them 
   outputs; it scores nothing (test cells are skipped).
 * :mod:`~autograder.preprocessors.judge_tests` -- scores the test cells with the judge, seeded per student; how the
   worker is run is :mod:`autograder.isolation.judge`'s.
+* :mod:`~autograder.preprocessors.sanitize_graded` -- ``Autograde``'s step before the last: the notebook written to
+  ``autograded/`` (what the formgrader renders) made inert, by :mod:`autograder.inert`'s rules; it grades nothing.
 * :mod:`~autograder.preprocessors.sanitize_feedback` -- ``GenerateFeedback``'s last step: no active content from a
   submission in the feedback page; it grades nothing.
 * :mod:`~autograder.preprocessors.pipeline` -- the order of all of them (and nbgrader's own) and why, registered in

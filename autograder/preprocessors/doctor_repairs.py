@@ -12,9 +12,10 @@ from pathlib import Path
 import nbformat
 from nbformat import NotebookNode
 from nbgrader.preprocessors import NbGraderPreprocessor
-from traitlets import Unicode
+from traitlets import Dict, Unicode
 
 from .. import doctor
+from ..course import timestamps
 from .submission_doctor import NOTES_KEY
 
 
@@ -24,6 +25,12 @@ class DoctorRepairs(NbGraderPreprocessor):
     :class:`SubmissionDoctor` did to the file) in a markdown cell at the top, for the feedback and the grader."""
 
     source_directory = Unicode("", help="the course's source folder (solutions/)").tag(config=True)
+    duedates = Dict(
+        {}, help="assignment -> due date (ISO, UTC) where the gradebook nbgrader grades into has none (a scratch one)"
+    ).tag(config=True)
+    copied_at = Unicode(
+        "", help="when the grader's first copy of this submission was made (ISO, UTC), if this one is a later copy"
+    ).tag(config=True)
 
     def preprocess(self, nb: NotebookNode, resources: dict) -> tuple[NotebookNode, dict]:
         info = resources["nbgrader"]
@@ -35,6 +42,40 @@ class DoctorRepairs(NbGraderPreprocessor):
         source = Path(self.source_directory) / info["assignment"] / f"{info['notebook']}.ipynb"
         if source.is_file() and nb.cells:
             problems += doctor.repair(nb, nbformat.read(source, 4))
+        problems += self._defend_timestamp(info, Path((resources.get("metadata") or {}).get("path") or "."))
         if problems:
             nb.cells.insert(0, doctor.report_cell(problems))
         return nb, resources
+
+    def _defend_timestamp(self, info: dict, folder: Path) -> list[doctor.Problem]:
+        """Check ``timestamp.txt`` (:mod:`autograder.course.timestamps`); record the time the grader can defend in
+        the gradebook, where ``AssignLatePenalties`` reads it; return the flag, if any."""
+        import datetime as dt
+
+        from nbgrader.api import Gradebook, MissingEntry
+
+        exchange = self.config.Exchange.get("root", "/usr/local/share/nbgrader/exchange")
+        copied = dt.datetime.fromisoformat(self.copied_at) if self.copied_at else None
+        with Gradebook(info["db_url"]) as gradebook:
+            try:
+                duedate = gradebook.find_assignment(info["assignment"]).duedate
+                if duedate is None and self.duedates.get(info["assignment"]):
+                    duedate = dt.datetime.fromisoformat(self.duedates[info["assignment"]])
+                submission = gradebook.find_submission(info["assignment"], info["student"])
+            except MissingEntry:
+                self.log.warning("timestamp not checked: no submission of %s in the gradebook", info["student"])
+                return []
+            verdict = timestamps.check_submission(
+                folder,
+                course=str(self.config.CourseDirectory.get("course_id", "")),
+                assignment=info["assignment"],
+                student=info["student"],
+                exchange=Path(exchange) if exchange else None,
+                duedate=duedate,
+                copied=copied,
+            )
+            self.log.info("timestamp of %s: %s", info["student"], verdict.problem or "as claimed")
+            if verdict.used is not None and submission.timestamp != verdict.used:
+                submission.timestamp = verdict.used
+                gradebook.db.commit()
+        return timestamps.problem(verdict)

@@ -3,8 +3,10 @@
 Time limits count the kernel's CPU time, per cell (``cell_timeout``) and per notebook (``notebook_timeout``), so that
 a busy grading machine never costs a correct submission; the wall clock (nbclient's ``timeout`` per cell,
 ``notebook_wall_timeout``) is only a backstop against code that sleeps or waits.
-Output budgets per cell (1 MB) and per notebook (5 MB) cover prints, displays and their updates, and widget messages;
-error messages are kept, cut short; no message over 64 MB is ever read by the grader. A cell whose kernel dies,
+Output budgets per cell (1 MB) and per notebook (5 MB) cover prints, displays and their updates, widget messages
+and errors: a cell's own error is always kept, cut short, and past a budget to one line; no message over 64 MB is
+ever read by the grader. A kernel that dies is restarted and the cells above replayed, all within the notebook's
+budget: the replay stops at the deadline. A cell whose kernel dies,
 stalls or floods its output gets an error and the kernel is restarted with the cells above replayed; past
 ``max_kernel_restarts`` the remaining cells are marked not run. The test cells are not run here:
 :class:`autograder.preprocessors.judge_tests.JudgeTests` scores them outside the kernel.
@@ -74,6 +76,28 @@ def _short_error(content: dict) -> dict:
             break
     content["traceback"] = kept[::-1]
     return content
+
+
+MAX_TINY_ERROR = 200
+"""Characters kept of an error's message once the output budget is spent (its name and one line)."""
+
+
+def _tiny_error(content: dict) -> dict:
+    """An error's content cut to its name and the first :data:`MAX_TINY_ERROR` characters of its message, with a
+    one-line traceback: what a cell's own error keeps once the cell's or the notebook's output budget is spent
+    (errors count against the budgets like any output: a thousand cells that each raise a long error must not
+    make a notebook of tens of megabytes).
+
+    Example:
+        >>> _tiny_error({"ename": "ValueError", "evalue": "x" * 10**6, "traceback": ["y" * 10**6] * 9})["traceback"]
+        ['ValueError: xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx...']
+    """
+    name = str(content.get("ename", "Error"))[:80]
+    value = str(content.get("evalue", "")).split("\n", 1)[0]
+    value = value if len(value) <= MAX_TINY_ERROR else value[: MAX_TINY_ERROR - 3] + "..."
+    line = f"{name}: {value}"
+    line = line if len(line) <= MAX_TINY_ERROR else line[: MAX_TINY_ERROR - 3] + "..."
+    return {"ename": name, "evalue": value, "traceback": [line]}
 
 
 def message_bytes(msg: dict) -> int:
@@ -322,6 +346,8 @@ class LimitedExecute(Execute):
             self.kc.stop_channels()
         await self.async_start_new_kernel_client()
         for index, earlier in enumerate(self.nb.cells[:cell_index]):
+            if self._used_up():
+                return  # the replay stops at the notebook's deadline, like the cells themselves
             if earlier.cell_type == "code" and earlier.source.strip():
                 scratch = NotebookNode(copy.deepcopy(dict(earlier)))
                 scratch.outputs = []
@@ -343,8 +369,8 @@ class LimitedExecute(Execute):
             return super().process_message(msg, cell, cell_index)
         first_error = not any(o.get("output_type") == "error" and o.get("ename") != "OutputLimitExceeded"
                               for o in cell.get("outputs", []))  # fmt: skip
-        if msg_type == "error" and first_error:  # the cell's own error is kept, whatever the budget
-            return super().process_message(msg, cell, cell_index)
+        if msg_type == "error" and first_error:  # the cell's own error is kept over budget, in one short line
+            return super().process_message({**msg, "content": _tiny_error(msg.get("content", {}))}, cell, cell_index)
         return None  # dropped: the cell's (or the notebook's) output budget is spent
 
     def _over_budget(self, msg: dict, cell_index: int) -> bool:

@@ -24,8 +24,13 @@ nbgrader's ``Autograde`` treats each submitted notebook in three stages; the ord
      after.
    * ``IgnorePattern`` drops warning-only stderr (after the judge, which writes the test cells' outputs).
    * ``ClearMetadataPreprocessor`` and ``LimitOutput``: nbgrader's, to keep feedback small.
-   * ``SaveAutoGrades`` saves the scores, once every output is final; ``AssignLatePenalties`` needs them saved;
-     ``CheckCellMetadata`` last, as in nbgrader.
+   * ``SaveAutoGrades`` saves the scores, once every output is final; ``AssignLatePenalties`` needs them saved.
+   * ``SanitizeGraded`` (:mod:`autograder.inert`'s rules) makes the notebook nbgrader writes to ``autograded/`` inert:
+     markdown, raw cells, attachments, outputs, cell and notebook metadata. The formgrader's Manual Grading page
+     renders that notebook (its markdown with no sanitising of nbgrader's own), the feedback and the report are
+     made from it. It comes after the scores are saved (it changes no output type, but nothing it does may touch
+     a score) and after every step that writes outputs or metadata.
+   * ``CheckCellMetadata`` last, as in nbgrader.
 """
 
 from __future__ import annotations
@@ -54,6 +59,7 @@ AUTOGRADE = [
     "nbgrader.preprocessors.LimitOutput",
     "nbgrader.preprocessors.SaveAutoGrades",
     "nbgrader.preprocessors.AssignLatePenalties",
+    "autograder.preprocessors.sanitize_graded.SanitizeGraded",
     "nbgrader.preprocessors.CheckCellMetadata",
 ]
 
@@ -89,6 +95,21 @@ def configure(c: Any, course_root: Path) -> None:
         "nbconvert.preprocessors.CSSHTMLHeaderPreprocessor",
         "autograder.preprocessors.sanitize_feedback.SanitizeFeedback",
     ]
+    # The formgrader (loading this file inside a Jupyter server) serves its pages with a Content-Security-Policy:
+    # no inline script but its own (autograder.formgrader_csp).
+    import sys
+
+    if "jupyter_server.serverapp" in sys.modules:
+        from .. import formgrader_csp
+
+        formgrader_csp.install_in_running_server()
+    # `nbgrader zip_collect`: whose a file is comes from the name the LMS gave it, never from a name inside an archive
+    # (autograder.course.collect); a safe default for the file names, which the instructor sets for their LMS.
+    from ..course.collect import SAFE_REGEXP
+
+    c.ZipCollectApp.collector_plugin = "autograder.course.collect.ArchiveCollector"
+    if "named_regexp" not in c.FileNameCollectorPlugin:
+        c.FileNameCollectorPlugin.named_regexp = SAFE_REGEXP
     # The hidden checks' inputs come from the course's secret and each student's id, whichever command grades.
     from ..checks.cases import SECRET_FILE
 

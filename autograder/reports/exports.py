@@ -12,12 +12,11 @@ Every text field that a spreadsheet would read as a formula (``= + - @``) gets a
 
 from __future__ import annotations
 
-import csv
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..course.directory import CourseError
-from ..course.grading import csv_text
+from ..inert import csv_writer
 from .report import iso_time, open_gradebook, safe_url
 
 
@@ -190,10 +189,10 @@ def write_canvas(sheet: Gradesheet, path: Path) -> None:
         >>> write_canvas(collect(["sqlite:///gradebook.db"]), Path("canvas.csv"))  # doctest: +SKIP
     """
     with open(path, "w", newline="", encoding="utf-8") as handle:
-        writer = csv.writer(handle)
+        writer = csv_writer(handle)
         writer.writerow(CANVAS_COLUMNS + list(sheet.assignments))
         for student in sheet.students.values():
-            row = [csv_text(student.name), csv_text(student.lms_user_id), "", csv_text(student.id), ""]
+            row = [student.name, student.lms_user_id, "", student.id, ""]
             writer.writerow(row + [_score(sheet, student.id, name) for name in sheet.assignments])
 
 
@@ -214,10 +213,10 @@ def write_moodle(sheet: Gradesheet, path: Path) -> None:
         >>> write_moodle(collect(["sqlite:///gradebook.db"]), Path("moodle.csv"))  # doctest: +SKIP
     """
     with open(path, "w", newline="", encoding="utf-8") as handle:
-        writer = csv.writer(handle)
+        writer = csv_writer(handle)
         writer.writerow(MOODLE_COLUMNS + list(sheet.assignments))
         for s in sheet.students.values():
-            row = [csv_text(v) for v in (s.first_name, s.last_name, s.id, s.lms_user_id, s.email)]
+            row = [s.first_name, s.last_name, s.id, s.lms_user_id, s.email]
             writer.writerow(row + [_score(sheet, s.id, name) for name in sheet.assignments])
 
 
@@ -239,12 +238,12 @@ def write_combined(sheet: Gradesheet, path: Path) -> None:
         >>> write_combined(sheet, Path("all.csv"))  # doctest: +SKIP
     """
     with open(path, "w", newline="", encoding="utf-8") as handle:
-        writer = csv.writer(handle)
+        writer = csv_writer(handle)
         writer.writerow(COMBINED_COLUMNS)
         for s in sheet.students.values():
             for name, top in sheet.assignments.items():
                 grade = sheet.grades.get((s.id, name))
-                people = [csv_text(v) for v in (s.id, s.last_name, s.first_name, s.email, s.lms_user_id)]
+                people = [s.id, s.last_name, s.first_name, s.email, s.lms_user_id]
                 head = [*people, name, sheet.duedates.get(name, "")]
                 if grade is None:
                     writer.writerow(head + ["", "", "", "", "", _points(top), "missing", ""])
@@ -254,7 +253,7 @@ def write_combined(sheet: Gradesheet, path: Path) -> None:
                     head
                     + [grade.timestamp, _points(grade.seconds_late)]
                     + [_points(v) for v in numbers]
-                    + ["graded", csv_text(grade.source)]
+                    + ["graded", grade.source]
                 )
 
 

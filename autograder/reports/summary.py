@@ -13,6 +13,7 @@ from pathlib import Path
 
 from ..course import grading
 from ..course.directory import CourseError
+from ..inert import terminal_text
 from . import report
 
 
@@ -24,30 +25,32 @@ def result_lines(result: grading.Result, indent: str = "") -> list[str]:
         >>> result_lines(grading.Result(Submission("you", "01", Path("x.ipynb")), error="no such file"))
         ['01: not graded: no such file']
     """
-    sub = result.submission
+    sub, t = result.submission, terminal_text  # what a submission chose is shown with its control characters escaped
     if result.error:
-        return [f"{indent}{sub.assignment}: not graded: {result.error}"]
-    lines = [f"{indent}{sub.assignment}: {result.score:g} / {result.max_score:g} points"]
+        return [f"{indent}{t(sub.assignment)}: not graded: {t(result.error)}"]
+    lines = [f"{indent}{t(sub.assignment)}: {result.score:g} / {result.max_score:g} points"]
     for cell in result.cells:
         mark = "PASS" if cell.points >= cell.max_points else "FAIL"
         lines.append(f"{indent}  {mark}  {cell.exercise:<22} {cell.grade_id:<34} {cell.points:g} / {cell.max_points:g}")
         if cell.message and cell.points < cell.max_points:
-            lines += [f"{indent}          {line}" for line in [*cell.message.splitlines()[:4], *cell.where]]
+            lines += [f"{indent}          {t(line)}" for line in [*cell.message.splitlines()[:4], *cell.where]]
     return lines
 
 
 def class_lines(results: list[grading.Result], out: Path, course_dir: Path) -> list[str]:
     """Per assignment, a table of each student's points per exercise and total; then the problems the doctor found,
-    how many submissions were graded, and where the grades and the course directory are."""
+    how many submissions were graded, and where the grades and the course directory are. Every name and message
+    from a submission has its control characters escaped (:func:`autograder.inert.terminal_text`)."""
+    t = terminal_text
     lines: list[str] = []
     by_assignment: dict[str, list[grading.Result]] = defaultdict(list)
     for result in results:
         by_assignment[result.submission.assignment].append(result)
     for assignment, rows in by_assignment.items():
         exercises = list(dict.fromkeys(c.exercise for r in rows for c in r.cells))
-        name_width = max([len("student"), *(len(r.submission.student) for r in rows)]) + 2
+        name_width = max([len("student"), *(len(t(r.submission.student)) for r in rows)]) + 2
         widths = [max(len(e), 7) + 2 for e in exercises]
-        lines.append(f"\n{assignment}")
+        lines.append(f"\n{t(assignment)}")
         header = f"  {'student':<{name_width}}" + "".join(f"{e:>{w}}" for e, w in zip(exercises, widths))
         lines.append(header + f"{'total':>9}")
         for r in rows:
@@ -59,13 +62,13 @@ def class_lines(results: list[grading.Result], out: Path, course_dir: Path) -> l
                 f"{(f'{per[e][0]:g}/{per[e][1]:g}' if e in per else '-'):>{w}}" for e, w in zip(exercises, widths)
             )
             total = f"{r.score:g}/{r.max_score:g}"
-            line = f"  {r.submission.student:<{name_width}}{cols}{total:>9}"
-            lines.append(line + (f"  not graded: {r.error[:200]}" if r.error else ""))
+            line = f"  {t(r.submission.student):<{name_width}}{cols}{total:>9}"
+            lines.append(line + (f"  not graded: {t(r.error[:200])}" if r.error else ""))
     flagged = [r for r in results if r.problems]
     if flagged:
         lines.append("\nproblems found (also in grades.csv and in each student's feedback):")
         for r in flagged:
-            lines += [f"  {r.submission.student}/{r.submission.assignment}: {problem}" for problem in r.problems]
+            lines += [f"  {t(r.submission.student)}/{t(r.submission.assignment)}: {t(p)}" for p in r.problems]
     errors = sum(1 for r in results if r.error)
     lines.append(f"\n{len(results)} submissions graded ({errors} could not be graded)")
     lines.append(f"  grades: {out}/grades.csv, {out}/exercise_grades.csv")

@@ -909,8 +909,241 @@ FLAGS = {
 }
 
 
-def build(course_root, folder, sandboxed=True):
-    """Write every attack (without isolation, all but :data:`NEEDS_SANDBOX`) into ``folder``; returns their names."""
+# ---------------------------------------------------------------------------------------------------------------
+# issue 21: what surrounds the sandbox (the instructor's pages and terminal, the grader's own costs, the allowlist)
+# ---------------------------------------------------------------------------------------------------------------
+
+RUN_JS = "window.__pwned = 1; document.title = 'PWNED'"
+RENDERED_MARKDOWN = (
+    "Notes.\n\n[a link](javascript:window.__pwned=1)\n\n[ref][x]\n\n[x]: javascript:window.__pwned=2\n\n"
+    '<details open ontoggle="window.__pwned=3"><summary>s</summary>d</details>\n\n'
+    '<a href="&#106;avascript:window.__pwned=4">entity</a>\n\n<input autofocus onfocus="window.__pwned=5">'
+)
+"""Markdown whose *rendering* runs script (nbgrader's formgrade template renders it with no sanitising)."""
+
+OUTPUT_ATTRIBUTES = _code(
+    """
+    from IPython.display import display
+    display({"image/png": 'x" onerror="window.__pwned=1'}, raw=True)
+    display({"image/png": "iVBORw0KGgo="}, metadata={"image/png": {"width": '1" onerror="window.__pwned=2',
+            "filenames": "/etc/passwd"}}, raw=True)
+    display({"text/markdown": "[x](javascript:window.__pwned=3)", "text/plain": "md"}, raw=True)
+    display({"text/html": "<b>ok</b><img src=x onerror=window.__pwned=4>"}, raw=True)
+    """
+)
+
+MARKUP_NAME = '=HYPERLINK("http:x")<img src=x onerror=window.__pwned=1>\x1b]0;owned\x07\x1b[2J'
+"""A file name (no slash) that is markup, a spreadsheet formula and terminal control sequences at once."""
+FORMULA_ASSIGNMENT = '=HYPERLINK("http:evil")'
+"""An assignment folder named as a spreadsheet formula."""
+
+FILL_SOCKET_FOLDER = _code(
+    """
+    import json, os
+    _info = json.load(open(get_ipython().kernel.config["IPKernelApp"]["connection_file"]))
+    _folder = os.path.dirname(_info["ip"])
+    _written = 0
+    try:
+        with open(os.path.join(_folder, "fill"), "wb") as _f:
+            for _ in range(600):
+                _f.write(b"x" * 1024 * 1024)
+                _written += 1
+    except OSError:
+        pass
+    _path = _folder
+    for _ in range(3000):
+        _path = os.path.join(_path, "d")
+        try:
+            os.mkdir(_path)
+        except OSError:
+            break
+    print("SOCKET FOLDER", _folder, "WROTE MB", _written, "<= 64", _written <= 64)
+    """
+)
+
+WRITE_ANYWHERE = _code(
+    """
+    import os
+    _on_disk = []
+    for _line in open("/proc/self/mountinfo"):  # every mount: a writable one not in memory is the host's disk
+        _parts = _line.split()
+        _point, _options, _type = _parts[4], _parts[5].split(","), _parts[_parts.index("-") + 1]
+        if _type in ("tmpfs", "proc", "sysfs", "devpts", "mqueue", "devtmpfs") or "rw" not in _options:
+            continue
+        try:
+            _probe = os.path.join(_point, ".bpe-probe")
+            open(_probe, "x").close()
+            os.unlink(_probe)
+            _on_disk.append(_point)
+        except OSError:
+            pass
+    print("ON DISK", _on_disk[:5])
+    """
+)
+
+CANARY_NAME = "bpe-canary-of-the-grader"
+"""A file the adversarial suite plants in the grader's environment (see :func:`plant_canaries`)."""
+CANARY_FOLDER = Path(sys.prefix) / "bpe-canary-checkout"
+"""A folder outside ``/tmp`` (the sandbox has its own) put on the grader's ``PYTHONPATH`` by the suite."""
+FIND_CANARIES = _code(
+    f"""
+    import os, sys, importlib.util
+    _found = []
+    for _prefix in {{sys.prefix, sys.base_prefix, "/usr/local", "/usr", {str(CANARY_FOLDER.parent)!r}}}:
+        for _place in ("etc", "share", "", {CANARY_FOLDER.name!r}):
+            try:
+                _found += [os.path.join(_prefix, _place, n) for n in os.listdir(os.path.join(_prefix, _place))
+                           if n.startswith({CANARY_NAME!r})]
+            except OSError:
+                pass
+    _ref = [n for n in ("bpe_ref", {CANARY_NAME.replace("-", "_")!r}) if importlib.util.find_spec(n)]
+    print("CANARIES", sorted(set(_found))[:5], "IMPORTABLE", bool(_ref))
+    """
+)
+
+
+def plant_canaries(pythonpath_folder=CANARY_FOLDER):
+    """Files of the grader's environment student code must not see: in ``{sys.prefix}/etc`` and ``share`` (Jupyter's
+    and nbgrader's configuration live there), ``/usr/local/etc``, and a folder on ``PYTHONPATH`` that also holds a
+    package and a copy of ``bpe_ref`` (as an editable install from another checkout would). Returns the paths made,
+    for :func:`remove_canaries`."""
+    made = []
+    places = [Path(sys.prefix) / "etc", Path(sys.prefix) / "share", Path(sys.base_prefix) / "etc",
+              Path(sys.base_prefix) / "share", Path("/usr/local/etc"), Path(pythonpath_folder)]  # fmt: skip
+    for place in dict.fromkeys(places):
+        try:
+            place.mkdir(parents=True, exist_ok=True)
+            target = place / f"{CANARY_NAME}-{os.getpid()}"
+            target.write_text("gradebook url with a password", encoding="utf-8")
+            made.append(target)
+        except OSError:
+            continue
+    package = Path(pythonpath_folder) / CANARY_NAME.replace("-", "_")
+    package.mkdir(parents=True, exist_ok=True)
+    (package / "__init__.py").write_text("", encoding="utf-8")
+    key = Path(pythonpath_folder) / "bpe_ref"
+    key.mkdir(exist_ok=True)
+    (key / "__init__.py").write_text("ANSWERS = 'the answer key'\n", encoding="utf-8")
+    return [*made, package, key]
+
+
+def remove_canaries(made):
+    for path in made:
+        if path.is_dir():
+            shutil.rmtree(path, ignore_errors=True)
+        else:
+            path.unlink(missing_ok=True)
+
+
+def _many_error_cells(nb):
+    nb.cells += [nbformat.v4.new_code_cell(f'raise ValueError("{n} " + "e" * 30000)') for n in range(400)]
+    return nb
+
+
+def _quadratic_markdown(nb):
+    return _add_cell(nb, nbformat.v4.new_markdown_cell("<b><p>" * 16_000))
+
+
+def _rendered_markdown(nb):
+    return _add_cell(nb, nbformat.v4.new_markdown_cell(RENDERED_MARKDOWN))
+
+
+def _replay_after_deadline(nb):
+    # cells at the end (the judge scores every test cell before them): just under 1 s each until the notebook's
+    # 25 s are nearly spent, then the kernel dies; replaying them all again would cost another 20 s
+    nb.cells += [nbformat.v4.new_code_cell("import time\ntime.sleep(0.95)") for _ in range(23)]
+    nb.cells.append(nbformat.v4.new_code_cell("import os, time\ntime.sleep(0.9)\nos._exit(1)"))
+    return nb
+
+
+def _tagged_outputs(nb):
+    cell = nbformat.v4.new_code_cell(OUTPUT_ATTRIBUTES)
+    cell.metadata["tags"] = ['x"><img src=x onerror="window.__pwned=5">']
+    return _add_cell(nb, cell)
+
+
+SURROUNDINGS = {
+    "attack-rendered-markdown": (GOOD["merge"], _rendered_markdown),
+    "attack-output-attributes": (GOOD["merge"], _tagged_outputs),
+    "attack-many-error-cells": (GOOD["merge"], _many_error_cells),
+    "attack-quadratic-markdown": (GOOD["merge"], _quadratic_markdown),
+    "attack-replay-after-deadline": (GOOD["merge"], _replay_after_deadline),
+}
+"""Attacks on what surrounds the sandbox, made by editing a correct notebook: attack -> (merge, edit)."""
+SURROUNDING_ANSWERS = {
+    "attack-fill-socket-folder": {**GOOD, "merge": GOOD["merge"] + "\n" + FILL_SOCKET_FOLDER},
+    "attack-write-anywhere": {**GOOD, "merge": GOOD["merge"] + "\n" + WRITE_ANYWHERE},
+    "attack-find-canaries": {**GOOD, "merge": GOOD["merge"] + "\n" + FIND_CANARIES},
+}
+SURROUNDING_OUTCOMES = {
+    "attack-rendered-markdown": {"get_pair_counts": 4, "merge": 4},
+    "attack-output-attributes": {"get_pair_counts": 4, "merge": 4},
+    "attack-many-error-cells": {"get_pair_counts": 4, "merge": 4},  # cells past 300 dropped, errors within budget
+    "attack-quadratic-markdown": {"get_pair_counts": 4, "merge": 4},  # the sanitiser escapes it, linear
+    "attack-replay-after-deadline": {"get_pair_counts": 4, "merge": 4},
+    "attack-fill-socket-folder": {"get_pair_counts": 4, "merge": 4},  # its sockets live in its own small /tmp
+    "attack-write-anywhere": {"get_pair_counts": 4, "merge": 4},
+    "attack-find-canaries": {"get_pair_counts": 4, "merge": 4},
+    "attack-markup-file-name": {"get_pair_counts": 4, "merge": 4},  # graded under the right name, said so
+    "attack-markup-empty-file": "error",
+    "attack-formula-assignment": "error",
+    "attack-timestamp-from-the-future": {"get_pair_counts": 4, "merge": 4},  # flagged; the collection time is used
+}
+SURROUNDING_PROBES = {
+    "attack-fill-socket-folder": "<= 64 True",
+    "attack-write-anywhere": "ON DISK []",
+    "attack-find-canaries": "CANARIES [] IMPORTABLE False",
+}
+OUTCOMES.update(SURROUNDING_OUTCOMES)
+SANDBOX_PROBES.update(SURROUNDING_PROBES)
+NEEDS_SANDBOX |= {"attack-fill-socket-folder", "attack-write-anywhere", "attack-find-canaries"}
+FLAGS.update({
+    "attack-markup-file-name": "the notebook was named",
+    "attack-many-error-cells": "over the limit of 300",
+    "attack-timestamp-from-the-future": "after the submission was collected",
+})  # fmt: skip
+CATEGORIES.update({
+    "inert pages (#21)": ["attack-rendered-markdown", "attack-output-attributes", "attack-markup-file-name",
+                          "attack-markup-empty-file", "attack-formula-assignment"],
+    "bounded costs (#21)": ["attack-fill-socket-folder", "attack-write-anywhere", "attack-many-error-cells",
+                            "attack-quadratic-markdown", "attack-replay-after-deadline"],
+    "an allowlist that is one (#21)": ["attack-find-canaries"],
+    "timestamps the grader can defend (#21)": ["attack-timestamp-from-the-future",
+                                               "(course/test_timestamps.py, test_instructor_workflow.py)"],
+    "collection that cannot swap students (#21)": ["(nbgrader zip_collect: tests/autograder/course/test_collect.py)"],
+})  # fmt: skip
+INERT_PAGES = ["attack-rendered-markdown", "attack-output-attributes", "attack-markup-file-name",
+               "attack-script-output", "attack-active-markdown"]  # fmt: skip
+"""Attacks whose graded notebook (what the formgrader renders) and feedback must hold no active content."""
+
+
+def _build_surroundings(course_root, folder, release, path):
+    for name, (merge, edit) in SURROUNDINGS.items():
+        nbformat.write(edit(sample_class.fill(release, {**GOOD, "merge": merge})), path(name))
+    for name, answers in SURROUNDING_ANSWERS.items():
+        nbformat.write(sample_class.fill(release, answers), path(name))
+    nbformat.write(sample_class.fill(release, GOOD), path("attack-timestamp-from-the-future"))
+    (folder / "attack-timestamp-from-the-future" / ASSIGNMENT / "timestamp.txt").write_text(
+        "2099-01-01 00:00:00.000000 UTC", encoding="utf-8"
+    )
+    named = path("attack-markup-file-name")
+    nbformat.write(sample_class.fill(release, GOOD), named.with_name(MARKUP_NAME + ".ipynb"))
+    named.unlink(missing_ok=True)
+    empty = path("attack-markup-empty-file")
+    empty.with_name(MARKUP_NAME + ".ipynb").write_bytes(b"")
+    formula = folder / "attack-formula-assignment" / FORMULA_ASSIGNMENT / "notebook.ipynb"
+    formula.parent.mkdir(parents=True, exist_ok=True)
+    nbformat.write(sample_class.fill(release, GOOD), formula)
+    for leftover in (folder / "attack-markup-file-name" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb",
+                     folder / "attack-markup-empty-file" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"):  # fmt: skip
+        leftover.unlink(missing_ok=True)
+    empty_dir = folder / "attack-markup-empty-file" / ASSIGNMENT
+    assert [p.name for p in empty_dir.iterdir()] == [MARKUP_NAME + ".ipynb"]
+
+
+def build(course_root, folder, sandboxed=True, only=None):
+    """Write every attack (without isolation, all but :data:`NEEDS_SANDBOX`; with ``only``, those named) into
+    ``folder``; returns their names."""
     release = nbformat.read(course_root / "notebooks" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", 4)
 
     def path(name):
@@ -932,7 +1165,14 @@ def build(course_root, folder, sandboxed=True):
     nbformat.write(sample_class.fill(release, _lookup_answers(course_root)), path("attack-public-lookup"))
     surrogate = sample_class.fill(release, {**GOOD, "merge": GOOD["merge"] + "\n# a note \ud800 pasted"})
     path("attack-surrogate-in-source").write_text(json.dumps(surrogate, ensure_ascii=True), encoding="ascii")
-    return sorted(name for name in OUTCOMES if sandboxed or name not in NEEDS_SANDBOX)
+    _build_surroundings(course_root, folder, release, path)
+    built = sorted(name for name in OUTCOMES if sandboxed or name not in NEEDS_SANDBOX)
+    if only is not None:  # a selection (BPE_ADVERSARIAL_ONLY), to run the attacks one is working on
+        for name in built:
+            if name not in only:
+                shutil.rmtree(folder / name, ignore_errors=True)
+        built = [name for name in built if name in only]
+    return built
 
 
 # ---------------------------------------------------------------------------------------------------------------

@@ -225,3 +225,39 @@ def test_the_doctor_repairs_a_renamed_notebook_under_nbgrader_autograde(round_tr
         if original.exists():
             os.chmod(original, 0o644)
         original.write_bytes(content)
+
+
+@pytest.mark.parametrize("claim", ["on time, forged", "missing", "in the future"])
+def test_a_timestamp_the_grader_cannot_defend_does_not_evade_the_late_penalty(round_trip, tmp_path, claim):
+    """The student edits (or deletes) ``timestamp.txt`` after ``collect``: the exchange's record of the submission,
+    the release and the copy's change time say otherwise, so the late penalty still applies, flagged in
+    ``grades.csv`` and at the top of the graded notebook (the formgrader's and the feedback's notes)."""
+    import csv
+    import shutil
+
+    original, _home, student, env, _flags = round_trip
+    course = tmp_path / "course"
+    shutil.copytree(original, course)
+    stamp = course / "submitted" / student / ASSIGNMENT / "timestamp.txt"
+    with _gradebook(course) as gradebook:
+        due = gradebook.find_assignment(ASSIGNMENT).duedate
+    if claim == "missing":
+        stamp.unlink()
+    else:
+        forged = due - timedelta(hours=2) if claim.startswith("on time") else datetime(2099, 1, 1)
+        stamp.write_text(f"{forged:%Y-%m-%d %H:%M:%S}.000000 UTC")
+    out = tmp_path / "out"
+    assert main(["--course", str(course), "grade", str(course / "submitted"), "--out", str(out), "--jobs", "1"]) == 0
+    runs = ["grade", "nbgrader autograde"] if claim.startswith("on time") else ["grade"]
+    for run in runs:
+        if run == "nbgrader autograde":
+            nbgrader("autograde", ASSIGNMENT, "--force", cwd=course, env=env)
+        with _gradebook(course) as gradebook:
+            submission = gradebook.find_submission(ASSIGNMENT, student)
+            assert submission.total_seconds_late > 0, run
+            assert submission.score - submission.late_submission_penalty == 0, run
+        graded = nbformat.read(course / "autograded" / student / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", 4)
+        assert "timestamp" in graded.cells[0].source, run  # the note the formgrader and the feedback show
+    with open(out / "grades.csv", encoding="utf-8") as handle:
+        (row,) = [r for r in csv.DictReader(handle) if r["student_id"] == student]
+    assert "[timestamp]" in row["problems"]

@@ -20,12 +20,14 @@ PACKAGE = Path(autograder.__file__).resolve().parent
 ALLOWED: dict[str, set[str]] = {
     "autograder": {"checks"},  # the package re-exports the checks, lazily
     "checks": set(),
-    "doctor": set(),
-    "isolation": {"doctor"},
-    "course": {"checks", "doctor", "isolation"},
-    "preprocessors": {"checks", "doctor", "isolation", "course"},
-    "reports": {"checks", "doctor", "course"},
-    "cli": {"checks", "doctor", "isolation", "course", "preprocessors", "reports"},
+    "inert": set(),
+    "formgrader_csp": set(),
+    "doctor": {"inert"},
+    "isolation": {"doctor", "inert"},
+    "course": {"checks", "doctor", "isolation", "inert"},
+    "preprocessors": {"checks", "doctor", "isolation", "course", "inert", "formgrader_csp"},
+    "reports": {"checks", "doctor", "course", "inert"},
+    "cli": {"checks", "doctor", "isolation", "course", "preprocessors", "reports", "inert"},
     "__main__": {"cli"},
 }
 """Which rooms each room may import, besides its own and the package itself (``import autograder``)."""

@@ -64,3 +64,19 @@ def test_a_flat_file_and_a_folder_for_one_student_are_an_error(course_root, hone
     _notebook(course_root, honest_class / f"ada{ASSIGNMENT}.ipynb")
     with pytest.raises(CourseError, match="both give student id 'ada'"):
         submissions.find_submissions(honest_class, course_root)
+
+
+def test_in_a_flat_folder_no_student_gets_a_timestamp_that_is_nobodys(course_root, tmp_path):
+    inbox = tmp_path / "inbox"
+    for student in ("ada", "bob"):
+        _notebook(course_root, inbox / f"{student}.ipynb")
+    (inbox / "timestamp.txt").write_text("2027-01-15 16:00:00 UTC")  # one file, beside every student's notebook
+    nested = tmp_path / "submitted" / "cy" / ASSIGNMENT
+    _notebook(course_root, nested / f"{ASSIGNMENT}.ipynb")
+    (nested / "timestamp.txt").write_text("2027-01-15 15:00:00 UTC")  # cy's own folder: cy's own word
+    found = submissions.find_submissions(inbox, course_root, ASSIGNMENT)
+    found += submissions.find_submissions(tmp_path / "submitted", course_root)
+    for submission in found:
+        target = tmp_path / "staged" / submission.student
+        submissions.stage(submission, target)
+        assert (target / "timestamp.txt").exists() == (submission.student == "cy"), submission

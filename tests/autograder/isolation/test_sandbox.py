@@ -357,3 +357,27 @@ def test_grade_refuses_a_class_when_an_extra_distribution_is_not_installed(cours
     assert not (out / "grades.csv").exists()
     with pytest.raises(sandbox.SandboxUnavailable, match="pandaz"):
         LimitedKernelManager(extra_distributions=["pandaz"])
+
+
+@needs_bwrap
+def test_student_code_sees_no_canary_of_the_graders_environment(monkeypatch):
+    """Canaries in ``{sys.prefix}/etc`` and ``share`` (Jupyter's and nbgrader's site-wide configuration), in
+    ``/usr/local/etc``, and in a folder on the grader's ``PYTHONPATH`` and ``sys.path`` that also holds a copy of
+    ``bpe_ref`` (the grader installed from another checkout): student code, kernel or worker, sees none of them and
+    imports neither package."""
+    from ..adversarial import CANARY_FOLDER, FIND_CANARIES, plant_canaries, remove_canaries
+
+    elsewhere = CANARY_FOLDER  # outside /tmp, which the sandbox has its own of
+    made = plant_canaries(elsewhere)
+    try:
+        monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(elsewhere), os.environ.get("PYTHONPATH", "")]))
+        monkeypatch.syspath_prepend(str(elsewhere))
+        sandbox.allowed_site_entries.cache_clear()
+        seen_by_grader = _run([], FIND_CANARIES)
+        assert "IMPORTABLE True" in seen_by_grader.stdout and len(made) >= 4  # the canaries are there to be seen
+        for packages in ((), sandbox.KERNEL_PACKAGES):
+            done = _run(sandbox.sandbox_argv(BWRAP, course_packages=packages), FIND_CANARIES)
+            assert done.returncode == 0, done.stderr
+            assert "CANARIES [] IMPORTABLE False" in done.stdout, (packages, done.stdout)
+    finally:
+        remove_canaries(made)

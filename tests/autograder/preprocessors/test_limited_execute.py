@@ -1,5 +1,9 @@
 """The grading kernel's time limits (LimitedExecute): CPU time per cell and per notebook, the wall clock only as a
-backstop, and a cell past a limit costs only itself."""
+backstop, a cell past a limit costs only itself, and a kernel that dies after the notebook's time is up costs no
+replay."""
+
+import tempfile
+import time
 
 from nbformat.v4 import new_code_cell, new_notebook
 from traitlets.config import Config
@@ -79,3 +83,25 @@ def test_the_notebook_cpu_budget_counts_the_threads_of_its_cells_and_stops_the_c
     assert outputs[1][-1][0] == "NotebookTimeout"
     assert outputs[1][-1][1].startswith("the notebook used up its 4 s of CPU time; ")
     assert outputs[2] == [("NotebookTimeout", "not run: the notebook used up its 4 s of CPU time")]
+
+
+NOTEBOOK_S = 20
+
+
+def test_a_kernel_death_at_the_deadline_is_not_followed_by_a_replay_of_every_cell():
+    """Nineteen cells of just under a second of sleep, then one that kills the kernel as the notebook's 20 s of wall
+    time run out: replaying the nineteen (as the grader did) would cost another 18 s; the notebook ends near its
+    deadline."""
+    cells = [new_code_cell("import time\ntime.sleep(0.95)") for _ in range(19)]
+    cells.append(new_code_cell("import os, time\ntime.sleep(0.9)\nos._exit(1)"))
+    cells.append(new_code_cell("print('after')"))
+    nb = new_notebook(cells=cells)
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    config = Config()
+    config.LimitedKernelManager.sandbox = "auto"
+    execute = LimitedExecute(timeout=15, notebook_wall_timeout=NOTEBOOK_S, config=config)
+    start = time.monotonic()
+    nb, _ = execute.preprocess(nb, {"metadata": {"path": tempfile.mkdtemp()}})
+    spent = time.monotonic() - start
+    assert spent < NOTEBOOK_S + 30, spent  # a backstop for a loaded machine: a replay would add 18 s of sleep
+    assert any(o.get("ename") == "NotebookTimeout" for o in nb.cells[-1].outputs), nb.cells[-1].outputs
