@@ -6,8 +6,8 @@ declares (``Requires-Dist``: the closure of ``bpe_lab/data/requirements.txt``, w
 reads, plus those of the extras asked for) are linked in from this interpreter's site-packages, distribution by
 distribution, from their own file lists. A distribution's files outside site-packages (``share/jupyter`` and
 ``etc/jupyter``: JupyterLab's assets, the lab extensions, the server extensions' switches) are put at the same place
-under the venv's prefix, the configuration copied (a tool that edits it must never edit this interpreter's), the
-rest linked. Nothing else of this machine's packages is visible there: not ``bpe_ref``, not ``autograder``, not
+under the venv's prefix, copied (a tool that edits the configuration must never edit this interpreter's, and
+Jupyter serves no file whose real path lies outside its folders). Nothing else of this machine's packages is visible there: not ``bpe_ref``, not ``autograder``, not
 ``tiktoken``, and nbgrader only with the ``student`` extra.
 """
 
@@ -57,10 +57,7 @@ def _data_files(dist: importlib.metadata.Distribution, prefix: Path) -> None:
         if target.exists() or target.is_symlink():
             continue
         target.parent.mkdir(parents=True, exist_ok=True)
-        if relative.parts[0] == "etc":
-            shutil.copyfile(path, target)
-        else:
-            target.symlink_to(path)
+        shutil.copyfile(path, target)  # not a link: Jupyter serves no file whose real path is outside its folders
 
 
 def build(dest: Path, extras: tuple[str, ...] = (), also: tuple[str, ...] = ()) -> Path:
