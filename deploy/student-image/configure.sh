@@ -15,8 +15,8 @@ python=${PYTHON:-python3}
 here=$(cd "$(dirname "$0")" && pwd)
 
 "$python" -m jupyter_server extension disable --sys-prefix nbgrader.server_extensions.formgrader
-"$python" -m jupyterlab.labextensions disable --level=sys_prefix nbgrader:formgrader
-"$python" -m jupyterlab.labextensions disable --level=sys_prefix nbgrader:create-assignment
+"$python" -m jupyterlab.labextensions disable --level=sys_prefix @jupyter/nbgrader:formgrader
+"$python" -m jupyterlab.labextensions disable --level=sys_prefix @jupyter/nbgrader:create-assignment
 
 prefix=$("$python" -c 'import sys; print(sys.prefix)')
 mkdir -p "$prefix/etc/jupyter"

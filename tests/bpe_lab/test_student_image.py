@@ -103,8 +103,17 @@ def test_the_assignments_tab_is_on_and_the_formgrader_is_off(student_python: Pat
     assert re.search(r"@jupyter/nbgrader v\S+ enabled OK", said), said
     # JupyterLab's page config, as the lab reads it: the instructor's plugins of nbgrader's lab extension are off
     page = json.loads((student_python.parents[1] / "etc/jupyter/labconfig/page_config.json").read_text("utf-8"))
-    assert {"nbgrader:formgrader", "nbgrader:create-assignment"} <= set(page["disabledExtensions"])
-    assert not {"nbgrader:assignment-list", "nbgrader:validate-assignment"} & set(page["disabledExtensions"])
+    plugins = set(re.findall(r'"(@jupyter/nbgrader:[a-z-]+)"', _lab_extension_code(student_python)))
+    off = set(page["disabledExtensions"])
+    assert off & plugins == {"@jupyter/nbgrader:formgrader", "@jupyter/nbgrader:create-assignment"}, (off, plugins)
+    assert off <= plugins  # every name switched off is a plugin of nbgrader's lab extension: no typo
+    assert {"@jupyter/nbgrader:assignment-list", "@jupyter/nbgrader:validate-assignment"} <= plugins - off
+
+
+def _lab_extension_code(python: Path) -> str:
+    """The JavaScript of nbgrader's lab extension in the image (where its plugins' names are defined)."""
+    folder = python.parents[1] / "share/jupyter/labextensions/@jupyter/nbgrader/static"
+    return "".join(path.read_text("utf-8", errors="replace") for path in folder.glob("*.js"))
 
 
 def test_a_students_nbgrader_knows_the_course_the_exchange_and_who_they_are(student_python: Path, tmp_path: Path):
