@@ -77,6 +77,7 @@ c.JudgeTests.notebook_timeout = 600  # seconds for all of it
 # The pipeline itself (order and reasons: autograder/preprocessors/pipeline.py). Fail closed: where the course's grader
 # is not installed, autograding stops with this message instead of falling back to nbgrader's in-kernel test cells.
 try:
+    from autograder.course.formgrader import quiet_log
     from autograder.preprocessors.pipeline import configure
 except ImportError as exc:  # a learner's environment: nothing here grades for marks
     _missing = f"bpe-course: the course's grader is not installed here ({exc}); install it: pip install -e '.[dev]'"
@@ -88,3 +89,4 @@ except ImportError as exc:  # a learner's environment: nothing here grades for m
     c.Autograde.autograde_preprocessors = [_refuse]
 else:
     configure(c, Path(__file__).resolve().parent)
+    quiet_log()  # in the formgrader: its success boxes show what the server logs, not every DEBUG line

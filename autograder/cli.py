@@ -8,6 +8,9 @@ Commands:
   course gradebook with their cells, points and due dates (``c.CourseSchedule.due_dates``, ``--due`` over it), as
   ``nbgrader release_assignment``, ``autograde`` and the formgrader need them; idempotent
   (:mod:`autograder.course.schedule`).
+* ``doctor [--db-url URL]``: before a class is graded, the isolation this machine gives student code (one line),
+  then what the course directory lacks: course id, exchange, late policy, each assignment in the gradebook with its
+  points and due date (:mod:`autograder.course.readiness`); exit 1 when something is missing.
 * ``check NOTEBOOK``: a learner's self-check. Scores the notebook as ``grade`` would, hidden tests restored,
   and prints each exercise with its points and failure messages; seconds per endless loop, not minutes
   (:mod:`autograder.course.fastcheck`; ``--kernel`` runs the whole of ``grade`` instead). Exit 0 only for full marks.
@@ -36,10 +39,11 @@ from pathlib import Path
 sys.modules.setdefault("rfc3987_syntax", None)  # type: ignore[arg-type]
 
 from .checks import public_cases  # noqa: E402
-from .course import batch, demo, grading, release, schedule, selfcheck, submissions  # noqa: E402
+from .course import batch, demo, grading, readiness, release, schedule, selfcheck, submissions  # noqa: E402
 from .course.directory import CourseError, find_course_root  # noqa: E402
 from .isolation.limits import parse_size, sandbox_status  # noqa: E402
 from .isolation.sandbox import SandboxUnavailable  # noqa: E402
+from .isolation.sandbox import resolve as resolve_sandbox  # noqa: E402
 from .reports import exports, report, summary  # noqa: E402
 
 
@@ -84,6 +88,30 @@ def cmd_assignments(args: argparse.Namespace) -> int:
     many = "assignment is" if len(done) == 1 else "assignments are"
     print(f"{len(done)} {many} in the gradebook; release one with `nbgrader release_assignment {done[0].name}`")
     return 0
+
+
+def cmd_doctor(args: argparse.Namespace) -> int:
+    try:
+        root = _course(args)
+    except CourseError:  # outside a course directory: the isolation only, with the grader's default mode
+        root = None
+    mode = batch.sandbox_mode(root, {}) if root else "required"
+    print(f"isolation: {sandbox_status(mode)}")
+    try:
+        if root:
+            batch.confirm_isolation(root, mode)
+        else:
+            resolve_sandbox(mode)
+        isolated = True
+    except SandboxUnavailable:
+        isolated = False
+    findings = readiness.check(root, args.db_url) if root else []
+    for finding in findings:
+        print(finding.line())
+    missing = sum(1 for f in findings if f.status == "missing")
+    if root:
+        print(f"{missing} missing" if missing else "nothing missing: the class can be graded")
+    return 0 if isolated and not missing else 1
 
 
 def cmd_check(args: argparse.Namespace) -> int:
@@ -252,6 +280,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--db-url", help="the course gradebook (default: the course's CourseDirectory.db_url)")
     p.set_defaults(func=cmd_assignments)
+
+    p = sub.add_parser("doctor", help="what this machine and the course directory lack before a class is graded")
+    p.add_argument("--db-url", help="the course gradebook (default: the course's CourseDirectory.db_url)")
+    p.set_defaults(func=cmd_doctor)
 
     p = sub.add_parser("check", help="self-check one notebook with the hidden tests; exit 0 only for full marks")
     p.add_argument("notebook", help="path of your notebook (.ipynb)")

@@ -8,7 +8,8 @@ import pytest
 MODULES = ["bpe_ref.core", "bpe_ref.steps", "autograder.isolation.limits", "autograder.doctor"]
 MODULES += ["autograder.checks.a01", "autograder.checks.a02", "autograder.checks.a03", "autograder.checks.a04"]
 MODULES += ["autograder.checks.cases", "autograder.course.batch", "autograder.course.selfcheck"]
-MODULES += ["autograder.reports.summary", "autograder.course.schedule"]
+MODULES += ["autograder.reports.summary", "autograder.course.schedule", "autograder.course.readiness"]
+MODULES += ["autograder.course.formgrader"]
 MODULES += ["bpe_ref.bytelevel", "bpe_lab.charts.bytes", "autograder.checks.a05"]  # assignment 05
 MODULES += ["bpe_lab.traces", "bpe_lab.charts.data", "bpe_lab.gpt4", "bpe_ref.traces"]  # the charts' traces
 

@@ -7,8 +7,8 @@ reads, plus those of the extras asked for) are linked in from this interpreter's
 distribution, from their own file lists. A distribution's files outside site-packages (``share/jupyter`` and
 ``etc/jupyter``: JupyterLab's assets, the lab extensions, the server extensions' switches) are put at the same place
 under the venv's prefix, copied (a tool that edits the configuration must never edit this interpreter's, and
-Jupyter serves no file whose real path lies outside its folders). Nothing else of this machine's packages is visible there: not ``bpe_ref``, not ``autograder``, not
-``tiktoken``, and nbgrader only with the ``student`` extra.
+Jupyter serves no file whose real path lies outside its folders). Nothing else of this machine's packages is
+visible there: not ``bpe_ref``, not ``autograder``, not ``tiktoken``, and nbgrader only with the ``student`` extra.
 """
 
 from __future__ import annotations
