@@ -10,7 +10,22 @@ from pathlib import Path
 
 c = get_config()  # noqa: F821 - provided by nbgrader's config loader
 
+# ---- Your course's settings: the ones to decide before a class is graded (`python -m autograder doctor` checks them).
+# The course id: the students' image says the same (deploy/student-image/nbgrader_config.py, BPE_COURSE_ID).
 c.CourseDirectory.course_id = "bpe-course"
+# The exchange: the folder through which assignments, submissions and feedback travel, shared by your server and every
+# student's (nbgrader's default; the students' image says the same, BPE_EXCHANGE_ROOT).
+c.Exchange.root = "/srv/nbgrader/exchange"
+# What a late submission costs: "none" (nbgrader's default: recorded as late, nothing taken off), "zero" (0 points),
+# or your own plugin (nbgrader's LateSubmissionPlugin). Lateness needs due dates, below.
+c.LateSubmissionPlugin.penalty_method = "none"
+# Due dates, per assignment: `python -m autograder assignments` writes them to the gradebook (a date without a zone
+# is UTC), e.g. {"01_pair_counts_and_merge": "2027-01-15 17:00:00 Europe/Berlin"}.
+c.CourseSchedule.due_dates = {}
+# The gradebook: gradebook.db at the course root unless you set a URL (a shared PostgreSQL for a cluster).
+# c.CourseDirectory.db_url = "postgresql://grader:secret@dbhost/bpe"
+# ---- The course's own layout and grading (no need to change).
+
 c.CourseDirectory.source_directory = "solutions"
 c.CourseDirectory.release_directory = "notebooks"
 
@@ -73,6 +88,7 @@ c.JudgeTests.notebook_wall_timeout = 1800
 # The pipeline itself (order and reasons: autograder/preprocessors/pipeline.py). Fail closed: where the course's grader
 # is not installed, autograding stops with this message instead of falling back to nbgrader's in-kernel test cells.
 try:
+    from autograder.course.formgrader import quiet_log
     from autograder.preprocessors.pipeline import configure
 except ImportError as exc:  # a learner's environment: nothing here grades for marks
     _missing = f"bpe-course: the course's grader is not installed here ({exc}); install it: pip install -e '.[dev]'"
@@ -84,3 +100,4 @@ except ImportError as exc:  # a learner's environment: nothing here grades for m
     c.Autograde.autograde_preprocessors = [_refuse]
 else:
     configure(c, Path(__file__).resolve().parent)
+    quiet_log()  # in the formgrader: its success boxes show what the server logs, not every DEBUG line

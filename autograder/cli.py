@@ -4,6 +4,13 @@ Commands:
 
 * ``release [--check] [ASSIGNMENT ...]``: regenerate ``notebooks/`` from ``solutions/``; with ``--check``,
   change nothing and exit 1 when ``notebooks/`` is stale.
+* ``assignments [ASSIGNMENT ...] [--due A=DATE ...] [--db-url URL]``: put the assignments (default: all) in the
+  course gradebook with their cells, points and due dates (``c.CourseSchedule.due_dates``, ``--due`` over it), as
+  ``nbgrader release_assignment``, ``autograde`` and the formgrader need them; idempotent
+  (:mod:`autograder.course.schedule`).
+* ``doctor [--db-url URL]``: before a class is graded, the isolation this machine gives student code (one line),
+  then what the course directory lacks: course id, exchange, late policy, each assignment in the gradebook with its
+  points and due date (:mod:`autograder.course.readiness`); exit 1 when something is missing.
 * ``check NOTEBOOK``: a learner's self-check. Scores the notebook as ``grade`` would, hidden tests restored,
   and prints each exercise with its points and failure messages; seconds per endless loop, not minutes
   (:mod:`autograder.course.fastcheck`; ``--kernel`` runs the whole of ``grade`` instead). Exit 0 only for full marks.
@@ -34,11 +41,12 @@ from pathlib import Path
 sys.modules.setdefault("rfc3987_syntax", None)  # type: ignore[arg-type]
 
 from .checks import public_cases  # noqa: E402
-from .course import batch, demo, grading, release, selfcheck, submissions  # noqa: E402
+from .course import batch, demo, grading, readiness, release, schedule, selfcheck, submissions  # noqa: E402
 from .course.directory import CourseError, find_course_root  # noqa: E402
 from .inert import terminal_text  # noqa: E402
 from .isolation.limits import parse_size, sandbox_status  # noqa: E402
 from .isolation.sandbox import SandboxUnavailable  # noqa: E402
+from .isolation.sandbox import resolve as resolve_sandbox  # noqa: E402
 from .reports import exports, report, summary  # noqa: E402
 
 
@@ -73,6 +81,40 @@ def cmd_release(args: argparse.Namespace) -> int:
         print(f"released notebooks/{name}/")
     print(f"wrote the charts' traces ({release.TRACES}/) and the public cases' answers ({public_cases.FOLDER}/)")
     return 0
+
+
+def cmd_assignments(args: argparse.Namespace) -> int:
+    root = _course(args)
+    done = schedule.put_assignments(root, args.assignments or None, args.due, args.db_url)
+    for state in done:
+        print(state.line())
+    many = "assignment is" if len(done) == 1 else "assignments are"
+    print(f"{len(done)} {many} in the gradebook; release one with `nbgrader release_assignment {done[0].name}`")
+    return 0
+
+
+def cmd_doctor(args: argparse.Namespace) -> int:
+    try:
+        root = _course(args)
+    except CourseError:  # outside a course directory: the isolation only, with the grader's default mode
+        root = None
+    mode = batch.sandbox_mode(root, {}) if root else "required"
+    print(f"isolation: {sandbox_status(mode)}")
+    try:
+        if root:
+            batch.confirm_isolation(root, mode)
+        else:
+            resolve_sandbox(mode)
+        isolated = True
+    except SandboxUnavailable:
+        isolated = False
+    findings = readiness.check(root, args.db_url) if root else []
+    for finding in findings:
+        print(finding.line())
+    missing = sum(1 for f in findings if f.status == "missing")
+    if root:
+        print(f"{missing} missing" if missing else "nothing missing: the class can be graded")
+    return 0 if isolated and not missing else 1
 
 
 def cmd_check(args: argparse.Namespace) -> int:
@@ -242,6 +284,22 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("assignments", nargs="*", help="assignment ids (default: all)")
     p.add_argument("--check", action="store_true", help="change nothing; exit 1 if notebooks/ is stale")
     p.set_defaults(func=cmd_release)
+
+    p = sub.add_parser("assignments", help="put the assignments and their due dates in the gradebook (idempotent)")
+    p.add_argument("assignments", nargs="*", help="assignment ids or their beginnings, e.g. 01 (default: all)")
+    p.add_argument(
+        "--due",
+        action="append",
+        default=[],
+        metavar="A=DATE",
+        help="a due date, e.g. 01=2027-01-15T17:00+01:00 (no zone: UTC); repeatable; over c.CourseSchedule.due_dates",
+    )
+    p.add_argument("--db-url", help="the course gradebook (default: the course's CourseDirectory.db_url)")
+    p.set_defaults(func=cmd_assignments)
+
+    p = sub.add_parser("doctor", help="what this machine and the course directory lack before a class is graded")
+    p.add_argument("--db-url", help="the course gradebook (default: the course's CourseDirectory.db_url)")
+    p.set_defaults(func=cmd_doctor)
 
     p = sub.add_parser("check", help="self-check one notebook with the hidden tests; exit 0 only for full marks")
     p.add_argument("notebook", help="path of your notebook (.ipynb)")

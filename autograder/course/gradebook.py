@@ -38,17 +38,19 @@ def _locked(db_url: str) -> Iterator[None]:
         engine.dispose()
 
 
-def ensure_assignments(course_url: str, template_url: str, names: list[str]) -> list[str]:
+def ensure_assignments(course_url: str, template_url: str, names: list[str], refresh: bool = False) -> list[str]:
     """Copy the assignments ``names`` from a prepared gradebook into the course's, where they are missing.
 
     An assignment already in the course gradebook with its notebooks (made by ``nbgrader generate_assignment``,
-    or by an earlier run) is left as it is; one made by ``nbgrader db assignment add`` (a due date, no notebooks
-    yet) gets its notebooks and keeps its due date.
+    or by an earlier run) is left as it is, unless ``refresh``: then its notebooks and cells are brought up to date
+    with the prepared gradebook (points, checksums, source; nothing is removed). One made by ``nbgrader db
+    assignment add`` (a due date, no notebooks yet) gets its notebooks. A due date is never touched.
 
     Args:
         course_url: the course gradebook (SQLAlchemy URL).
         template_url: a gradebook prepared by ``nbgrader generate_assignment`` from the course's source.
         names: assignment ids.
+        refresh: update the notebooks and cells of assignments that are already there (``assignments`` does).
 
     Returns:
         The assignments created.
@@ -63,7 +65,7 @@ def ensure_assignments(course_url: str, template_url: str, names: list[str]) -> 
     with _locked(course_url), Gradebook(template_url) as template, Gradebook(course_url) as course:
         for name in names:
             try:
-                if course.find_assignment(name).notebooks:
+                if course.find_assignment(name).notebooks and not refresh:
                     continue
             except MissingEntry:
                 course.add_assignment(name)
@@ -148,6 +150,20 @@ def upsert_submission(course_url: str, scratch_url: str, assignment: str, studen
             manual = manual or bool(target.flagged)
         course.db.commit()
         return {"manual": manual, "seconds_late": float(submission.total_seconds_late or 0)}
+
+
+def set_due_dates(course_url: str, due: dict[str, Any]) -> None:
+    """Set the due date of each assignment of ``due`` (``{id: naive UTC datetime}``) in the course gradebook, creating
+    the assignment where it is missing (nbgrader's ``update_or_create_assignment``).
+
+    Example:
+        >>> set_due_dates("sqlite:///gradebook.db", {"01": datetime(2027, 1, 15, 17)})  # doctest: +SKIP
+    """
+    from nbgrader.api import Gradebook
+
+    with _locked(course_url), Gradebook(course_url) as course:
+        for name, when in due.items():
+            course.update_or_create_assignment(name, duedate=when)
 
 
 def duedate_of(course_url: str, assignment: str) -> Any:
