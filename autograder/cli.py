@@ -8,9 +8,10 @@ Commands:
   course gradebook with their cells, points and due dates (``c.CourseSchedule.due_dates``, ``--due`` over it), as
   ``nbgrader release_assignment``, ``autograde`` and the formgrader need them; idempotent
   (:mod:`autograder.course.schedule`).
-* ``doctor [--db-url URL]``: before a class is graded, the isolation this machine gives student code (one line),
-  then what the course directory lacks: course id, exchange, late policy, each assignment in the gradebook with its
-  points and due date (:mod:`autograder.course.readiness`); exit 1 when something is missing.
+* ``doctor [--db-url URL]``: before a class is graded, the isolation this machine gives student code (its first
+  line: which bubblewrap, and why; or none, how to get it and how to opt out), then what the course directory
+  lacks: course id, exchange, late policy, each assignment in the gradebook with its points and due date
+  (:mod:`autograder.course.readiness`); exit 1 when something is missing.
 * ``check NOTEBOOK``: a learner's self-check. Scores the notebook as ``grade`` would, hidden tests restored,
   and prints each exercise with its points and failure messages; seconds per endless loop, not minutes
   (:mod:`autograder.course.fastcheck`; ``--kernel`` runs the whole of ``grade`` instead). Exit 0 only for full marks.
@@ -23,8 +24,6 @@ Commands:
   the class got wrong, flagged and late submissions) from a gradebook; ``grade`` and ``demo`` end with it.
 * ``export --db-url URL [--db-url URL ...] [--canvas FILE] [--moodle FILE] [--csv FILE]``: grades in the
   formats an LMS imports, from one gradebook or several (the shards of a class).
-* ``doctor``: one line on the isolation this machine gives student code (which bubblewrap, and why; or none, how
-  to get it and how to opt out), for the course's sandbox mode; exit 1 when grading for marks would refuse.
 """
 
 from __future__ import annotations
@@ -46,7 +45,6 @@ from .course.directory import CourseError, find_course_root  # noqa: E402
 from .inert import terminal_text  # noqa: E402
 from .isolation.limits import parse_size, sandbox_status  # noqa: E402
 from .isolation.sandbox import SandboxUnavailable  # noqa: E402
-from .isolation.sandbox import resolve as resolve_sandbox  # noqa: E402
 from .reports import exports, report, summary  # noqa: E402
 
 
@@ -98,16 +96,8 @@ def cmd_doctor(args: argparse.Namespace) -> int:
         root = _course(args)
     except CourseError:  # outside a course directory: the isolation only, with the grader's default mode
         root = None
-    mode = batch.sandbox_mode(root, {}) if root else "required"
-    print(f"isolation: {sandbox_status(mode)}")
-    try:
-        if root:
-            batch.confirm_isolation(root, mode)
-        else:
-            resolve_sandbox(mode)
-        isolated = True
-    except SandboxUnavailable:
-        isolated = False
+    line, isolated = batch.machine_isolation(root)
+    print(line)  # the first line: the isolation this machine gives student code, and why
     findings = readiness.check(root, args.db_url) if root else []
     for finding in findings:
         print(finding.line())
@@ -225,16 +215,6 @@ def cmd_report(args: argparse.Namespace) -> int:
     else:
         sys.stdout.write(text)
     return 0
-
-
-def cmd_doctor(args: argparse.Namespace) -> int:
-    try:
-        root = _course(args)
-    except CourseError:  # outside a course directory: the grader's default mode
-        root = None
-    line, grades = batch.machine_isolation(root)
-    print(line)
-    return 0 if grades else 1
 
 
 def cmd_export(args: argparse.Namespace) -> int:
@@ -357,8 +337,6 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--csv", help="write one row per student and assignment, across every gradebook, here")
     p.set_defaults(func=cmd_export)
 
-    p = sub.add_parser("doctor", help="say in one line what isolation this machine gives student code, and why")
-    p.set_defaults(func=cmd_doctor)
     return parser
 
 

@@ -446,13 +446,14 @@ class Session:
         except Unreadable as exc:
             raise TypeError(f"cannot send a {exc} to {name}") from None
         message = {"op": "stream", "name": name, "lines": lines, "args": sent, "keep": keep, "repeat": repeat}
-        limit = self.call_timeout if timeout is None else timeout
+        # ``timeout``: CPU seconds; the wall clock only as the session's backstop against sleeping
+        limit = self.call_limit if timeout is None else TimeLimit(timeout, max(self.call_limit.wall, 10 * timeout))
         watched = measure.Watch(self.worker_pid()) if watch else None
         with watched or contextlib.nullcontext():
             try:
                 reply = self._request(message, limit)
-            except _WorkerTimeout:
-                raise TimeoutError(f"{name} gave no answer within {limit:g} s") from None
+            except CallTimeout as exc:
+                raise CallTimeout(exc.kind, exc.seconds, name) from None
         if "raised" in reply:
             raise student_exception(reply["raised"] if isinstance(reply["raised"], dict) else {})
         probe = _decoded(reply.get("value"))

@@ -2,8 +2,8 @@
 
 A fresh course directory (the repository's ``nbgrader_config.py``, ``solutions/`` and ``notebooks/`` copied) and a
 temporary exchange; the assignment put in the gradebook with a due date and released through the exchange by the
-commands the instructors' workflow gives. Then JupyterHub from PyPI (its dummy authenticator, ``SimpleLocalProcessSpawner``:
-the hub's users without Unix accounts) behind npm's ``configurable-http-proxy``:
+commands the instructors' workflow gives. Then JupyterHub from PyPI (its dummy authenticator,
+``SimpleLocalProcessSpawner``: the hub's users without Unix accounts) behind npm's ``configurable-http-proxy``:
 
 * the student's server runs from the students' image exactly as documented (``pip install './learner[student]'``
   and ``deploy/student-image/configure.sh``, built by :mod:`tests.bpe_lab.test_student_image`): no grader, no
@@ -115,6 +115,7 @@ def pre_spawn_hook(spawner):
 c.Spawner.pre_spawn_hook = pre_spawn_hook
 """
 
+
 def grader_jupyter_paths() -> dict[str, str]:
     """The Jupyter folders of the grader's environment for a server started from it: in a venv made with
     ``--system-site-packages`` the packages come from the base Python, and so must their data (templates, JupyterLab's
@@ -140,7 +141,7 @@ def _wait_http(url: str, process: subprocess.Popen, log: Path, seconds: float) -
                 return
         except OSError:
             if process.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError(f"{url} did not answer:\n{log.read_text(errors='replace')[-4000:]}")
+                raise RuntimeError(f"{url} did not answer:\n{log.read_text(errors='replace')[-4000:]}") from None
             time.sleep(0.5)
 
 

@@ -34,16 +34,16 @@ def test_after_the_first_steps_nothing_is_missing(course_copy: Path, tmp_path: P
     exchange = tmp_path / "exchange"
     exchange.mkdir()
     _configure(course_copy, f'c.Exchange.root = {str(exchange)!r}\nc.LateSubmissionPlugin.penalty_method = "zero"')
-    dates = [f"--due={n}=2027-01-15T17:00Z" for n in ("01", "02", "03", "04", "05")]
-    assert main(["--course", str(course_copy), "assignments", *dates[:4]]) == 0
+    dates = [f"--due={n}=2027-01-15T17:00Z" for n in ("01", "02", "03", "04", "06", "05")]
+    assert main(["--course", str(course_copy), "assignments", *dates[:5]]) == 0
     found = _by_subject(readiness.check(course_copy))
     assert found[ASSIGNMENT].status == "ok" and "8 points; due 2027-01-15 17:00:00 UTC" in found[ASSIGNMENT].text
     # a penalty is configured, so an assignment without a due date is missing one: no submission of it is late
     assert found["05_byte_level_bpe"].status == "missing" and "no penalty applies" in found["05_byte_level_bpe"].text
-    assert main(["--course", str(course_copy), "assignments", "05", dates[4]]) == 0
+    assert main(["--course", str(course_copy), "assignments", "05", dates[5]]) == 0
     capsys.readouterr()
     main(["--course", str(course_copy), "doctor"])
     said = capsys.readouterr().out
-    assert said.startswith("isolation: ")
+    assert said.startswith("sandbox: ")
     assert "nothing missing: the class can be graded" in said
     assert f"ok       {ASSIGNMENT}: 4 graded cells, 8 points; due 2027-01-15 17:00:00 UTC; not released" in said
