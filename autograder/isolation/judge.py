@@ -419,7 +419,7 @@ class Session:
     def worker_pid(self) -> int:
         """The process id of the running worker (started, with the cells so far, if it is not running)."""
         if self.worker is None:
-            self._request({"op": "lookup", "names": []}, self.call_timeout)
+            self._request({"op": "lookup", "names": []}, self.call_limit)
         assert self.worker is not None
         return self.worker.process.pid
 
@@ -462,21 +462,28 @@ class Session:
         return probe, watched
 
     def timed_call(self, name: str, args: tuple, timeout: float) -> tuple[Any, float]:
-        """:meth:`call` under its own ``timeout`` (seconds of the wall clock), with the CPU seconds the worker's
-        processes spent on it (read from ``/proc`` by the grader, not by the worker)."""
-        saved, self.call_timeout = self.call_timeout, timeout
-        try:
-            with measure.Watch(self.worker_pid(), every=0.05) as watch:
-                value = self.call(name, args, {})
-        finally:
-            self.call_timeout = saved
+        """:meth:`call` under its own ``timeout`` (CPU seconds; the session's wall clock as the backstop), with the CPU
+        seconds the worker's processes spent on it (read from ``/proc`` by the grader, not by the worker)."""
+        limit = TimeLimit(timeout, max(self.call_limit.wall, 10 * timeout))
+        with measure.Watch(self.worker_pid(), every=0.05) as watch:
+            value = self.call(name, args, {}, limit)
         return value, watch.cpu
 
     def clean(self) -> Session:
         """A new session of the same worker command with none of the submission's code (close it after use):
         for the course's own code to run beside the submission's, under the same sandbox and limits."""
-        return Session(self.command, call_timeout=self.call_timeout, cell_timeout=self.cell_timeout,
-                       notebook_timeout=max(self.deadline - time.monotonic(), 1.0))  # fmt: skip
+        budget = self.notebook_limit
+        cpu_left = budget.cpu - self.meter.seconds() if budget.cpu > 0 else 0.0
+        wall_left = budget.wall - (time.monotonic() - self.started) if budget.wall > 0 else 0.0
+        return Session(
+            self.command,
+            call_timeout=self.call_limit.cpu,
+            call_wall_timeout=self.call_limit.wall,
+            cell_timeout=self.cell_limit.cpu,
+            cell_wall_timeout=self.cell_limit.wall,
+            notebook_timeout=max(cpu_left, 1.0) if budget.cpu > 0 else 0.0,
+            notebook_wall_timeout=max(wall_left, 1.0) if budget.wall > 0 else 0.0,
+        )
 
 
 def decode_answer(data: Any) -> Any:

