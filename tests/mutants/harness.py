@@ -398,7 +398,7 @@ class HiddenFailure:
     """A hidden check that failed on its own: its message and the call a smallest failing case makes."""
 
     message: str
-    smallest: str
+    smallest: str | None  # None: a measured part, which runs no cases
 
 
 def hidden_failures(submission: Submission, recompute: bool = True) -> dict[str, HiddenFailure]:
@@ -421,7 +421,8 @@ def hidden_failures(submission: Submission, recompute: bool = True) -> dict[str,
                 continue
             except Exception as exc:
                 message = _message(exc)
-            smallest = ""
+            # a measured part (06's speed and memory) runs no cases: no smallest input to hold its message to
+            smallest: str | None = "" if seen[start:] or not recompute else None
             for record in seen[start:] if recompute else []:
                 unique = {repr(c.args): c for c in reversed(record.cases)}
                 failing = [c for c in unique.values() if _fails(record, c)]
