@@ -359,7 +359,7 @@ def test_grade_refuses_a_class_when_an_extra_distribution_is_not_installed(cours
         LimitedKernelManager(extra_distributions=["pandaz"])
 
 
-@needs_bwrap
+@pytest.mark.needs("sandbox")
 def test_student_code_sees_no_canary_of_the_graders_environment(monkeypatch):
     """Canaries in ``{sys.prefix}/etc`` and ``share`` (Jupyter's and nbgrader's site-wide configuration), in
     ``/usr/local/etc``, and in a folder on the grader's ``PYTHONPATH`` and ``sys.path`` that also holds a copy of
