@@ -295,8 +295,12 @@ def clean_markdown(source: str, budget: Budget | None = None) -> str:
         '**ok** &lt;script&gt;x&lt;/script&gt;'
         >>> clean_markdown("[click](javascript:alert(1))")
         '    [click](javascript:alert(1))'
+        >>> clean_markdown(clean_markdown("<script>x</script> [c](javascript:y)"))  # cleaned once, not twice
+        '    <script>x</script> [c](javascript:y)'
     """
     source = str(source)[:MAX_FIELD_CHARS]
+    if source.strip() and all(line.startswith("    ") or not line.strip() for line in source.split("\n")):
+        return source  # preformatted text already (cleaned before: the feedback of a graded notebook): inert as is
     budget = budget or Budget()
     if not budget.take(source):  # over the bounds: not parsed, not rendered; text it is
         return as_preformatted(source)

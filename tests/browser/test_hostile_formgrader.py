@@ -30,12 +30,14 @@ import pytest
 
 from autograder.course import grading, sample_class, submissions
 from autograder.course.directory import make_course_directory
+from tests import needs
+from tests.needs import CHROMIUM_ARGS
 
-from .test_jupyterlab import CHROMIUM, CHROMIUM_ARGS, SHOTS, free_port, playwright_api, step
+from .test_jupyterlab import SHOTS, free_port, step
 
 ROOT = Path(__file__).resolve().parents[2]
 ASSIGNMENT = "01_pair_counts_and_merge"
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.needs("chromium")]
 SCREENS = Path(os.environ.get("BPE_SCREENS", SHOTS))
 
 # what a payload does if it runs: mark the page, then zero every manual score of the assignment through the API
@@ -175,8 +177,10 @@ def test_the_instructor_opens_a_hostile_class_and_no_script_of_it_runs(hostile_f
     SCREENS.mkdir(parents=True, exist_ok=True)
     before = _manual_scores(course)
     assert before[HONEST][0][1] == MANUAL_SCORE
-    with playwright_api.sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True)
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=needs.chromium(), args=CHROMIUM_ARGS, headless=True)
         page = browser.new_page(viewport={"width": 1300, "height": 900})
         console = []
         page.on("console", lambda m: console.append(m.text))
