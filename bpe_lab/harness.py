@@ -112,8 +112,30 @@ def add_note(error: BaseException, note: str) -> None:
         vars(error)["__notes__"] = [*getattr(error, "__notes__", []), note]
 
 
+_SCRATCH = re.compile(r"(?:/[^\s/'\"]+)*/bpe-[a-z0-9]+-[a-z0-9_]{8}(?=/)")
+"""A folder the course made with ``tempfile.mkdtemp(prefix="bpe-...-")`` (its files are written there for a call)."""
+
+
+def without_scratch_folders(text: str) -> str:
+    """``text`` with each path into a temporary folder of the course shown as ``<tmp>/name``: the folder's name is
+    random, so a message that showed it would differ from one run (and one regrade) to the next.
+
+    Example:
+        >>> without_scratch_folders("/tmp/bpe-files-k2x9_q0a/corpus.txt is not UTF-8")
+        '<tmp>/corpus.txt is not UTF-8'
+    """
+    return _SCRATCH.sub("<tmp>", text)
+
+
 class CheckFailed(AssertionError):
-    """A learner's function gave a wrong answer; the message names the input, the expected and the returned value."""
+    """A learner's function gave a wrong answer; the message names the input, the expected and the returned value.
+
+    A path into a temporary folder of the course in the message shows as ``<tmp>/name``
+    (:func:`without_scratch_folders`), so the same answer gets the same message every time.
+    """
+
+    def __init__(self, *args: Any) -> None:
+        super().__init__(*(without_scratch_folders(a) if isinstance(a, str) else a for a in args))
 
     def _render_traceback_(self) -> list[str]:
         """What IPython shows for it in a notebook: the message alone, not the frames of the checking code."""

@@ -10,8 +10,11 @@ Two parts are measurements, not lists of cases (:attr:`autograder.spec.Spec.meas
   make the reference's merges and spend at most 1/12 of the CPU time of the course's plain loop
   (:func:`bpe_ref.scale.train_plain`) on the same counts. While grading, both run in workers of the same kind (the
   plain loop in a fresh one that holds none of the submission's code, so nothing in it can slow the baseline), and
-  the grader reads their CPU time from ``/proc``: a ratio of CPU times, the same on a busy machine as on a quiet
-  one. A correct but slow trainer fails this part alone, with the measured ratio in the message.
+  the grader reads their CPU time from ``/proc``: a ratio of CPU times, which a busy machine changes far less than
+  it changes wall time. Both are timed with the garbage collector off (its sweeps cost in proportion to whatever
+  else the process holds), and a trainer under the bar gets a second run, the faster counting: a burst of load
+  beside one run costs no points. A correct but slow trainer fails this part alone, with the measured ratio in the
+  message.
 * ``check_encode_iterable(fn, "memory")``: the streaming encoder reads about 6 MB of text, line by line, and must
   give the right ids while the worker's resident memory grows by at most 3 MB (read from ``/proc`` by the grader;
   in a learner's own kernel, the kernel's own, likewise).
@@ -21,6 +24,7 @@ from __future__ import annotations
 
 import copy
 import functools
+import gc
 import os
 import random
 import time
@@ -328,9 +332,19 @@ class _Shown:
 
 
 def _cpu_seconds_here(fn: Callable[..., Any], args: tuple) -> tuple[Any, float]:
-    start = time.process_time()
-    value = fn(*copy.deepcopy(args))
-    return value, time.process_time() - start
+    """``fn(*args)`` on a copy of ``args`` and its CPU seconds, with the garbage collector off meanwhile: the
+    collector's sweeps cost in proportion to everything else the process holds, not to the trainer's work (the
+    judge's worker times its calls the same way)."""
+    args = copy.deepcopy(args)
+    paused = gc.isenabled()
+    gc.disable()
+    try:
+        start = time.process_time()
+        value = fn(*args)
+        return value, time.process_time() - start
+    finally:
+        if paused:
+            gc.enable()
 
 
 _BASELINES: dict[tuple[int, str], float] = {}
@@ -390,6 +404,10 @@ def check_speed(fn: Callable[..., Any], time_limit: float = DEFAULT_TIME_LIMIT) 
         )
     plain = _baseline_remote(session, case.args) if remote else _baseline_here(case.args)
     ratio = plain / max(spent, 0.01)
+    if ratio < SPEED_RATIO:  # a second run, the faster counts: a burst of load beside the first costs no points
+        again = session.timed_call(fn.__name__, case.args, timeout=SPEED_BUDGET)[1] if remote else None
+        spent = min(spent, again if again is not None else _cpu_seconds_here(fn, case.args)[1])
+        ratio = plain / max(spent, 0.01)
     if ratio < SPEED_RATIO:
         raise CheckFailed(
             f"{shown}  # at least {SPEED_RATIO:g}x less CPU time than the plain loop\n"
@@ -477,9 +495,24 @@ def _stream_cases(part: str) -> list[Case]:
             ),  # fmt: skip
         ],
     }[part]
-    if part != "basic":
-        return fixed
+    if part == "lazy":
+        return fixed + gen.generated(_lazy_generated())
     return fixed + gen.generated(_stream_generated())
+
+
+@gen.memo
+def _lazy_generated() -> list[Case]:
+    """Passages of Genesis (whole lines, drawn for the student): the first ids must come before the last line."""
+    rng = random.Random(gen.SEED + 642)
+    lines = genesis().splitlines(keepends=True)
+    t = _tables()
+    out = []
+    for _ in range(2):
+        start = rng.randrange(0, len(lines) - 40)
+        name = rng.choice(("gpt2", "gpt4"))
+        pattern = GPT2_PATTERN if name == "gpt2" else GPT4_PATTERN
+        out.append(Case((lines[start : start + 40], t[name], pattern, {}), note="yield ids as lines are read", size=40))
+    return out
 
 
 @gen.memo
@@ -637,8 +670,29 @@ def _gpt2_cases(part: str) -> list[Case]:
             ),  # fmt: skip
             Case((t["gpt2"][:40], EOT), size=41),
             Case((t["gpt4"], {"<|endoftext|>": 1000, "<|fim_prefix|>": 1001}), size=122),
+            *gen.generated(_gpt2_generated("files")),
         ]
-    return [Case((merges_of(ref.GPT4_PATTERN, 256 + 600), EOT), note="loaded by tiktoken and tokenizers", size=600)]
+    fixed = Case((merges_of(ref.GPT4_PATTERN, 256 + 600), EOT), note="loaded by tiktoken and tokenizers", size=600)
+    return [fixed, *gen.generated(_gpt2_generated("load"))]
+
+
+@gen.memo
+def _gpt2_generated(part: str) -> list[Case]:
+    """Merges trained on a passage of Genesis drawn for the student, with special tokens at drawn ids after them."""
+    rng = random.Random(gen.SEED + 660 + len(part))
+    text = genesis()
+    out = []
+    for _ in range(4 if part == "files" else 1):
+        start = rng.randrange(0, len(text) - 20_000)
+        pattern = rng.choice((ref.GPT2_PATTERN, ref.GPT4_PATTERN))
+        merges = ref.train_fast(ref.chunk_counts(text[start : start + 20_000], pattern, {}), 256 + rng.randint(5, 80))
+        first = 256 + len(merges) + rng.randint(0, 3)
+        specials = {"<|endoftext|>": first} if rng.random() < 0.7 else {}
+        if specials and rng.random() < 0.5:
+            specials["<|fim_prefix|>"] = first + 1
+        note = "loaded by tiktoken and tokenizers" if part == "load" else ""
+        out.append(Case((merges, specials), note=note, size=len(merges) + len(specials)))
+    return out
 
 
 def _loaded_reference(merges: list[tuple[bytes, bytes]], special_tokens: dict[str, int]) -> dict[str, Any]:

@@ -387,15 +387,19 @@ class Session:
                 found[name] = _opaque(entry.get("value"))
         return found
 
-    def call(self, name: str, args: tuple, kwargs: dict, limit: TimeLimit | None = None) -> Any:
+    def call(
+        self, name: str, args: tuple, kwargs: dict, limit: TimeLimit | None = None, *, collect: bool = True
+    ) -> Any:
         """Call the submission's ``name(*args, **kwargs)`` in the worker under ``limit`` (default: the session's
-        call limits); see :class:`RemoteFunction`."""
+        call limits); see :class:`RemoteFunction`. ``collect=False``: the worker's cyclic garbage collector is off
+        during the call (a timed call: its CPU time is then the function's work, not the collector's sweeps over
+        whatever else the worker holds)."""
         try:
             sent = [pack(a) for a in args]
             sent_kwargs = {k: pack(v) for k, v in kwargs.items()}
         except Unreadable as exc:
             raise TypeError(f"cannot send a {exc} to {name}") from None
-        message = {"op": "call", "name": name, "args": sent, "kwargs": sent_kwargs}
+        message = {"op": "call", "name": name, "args": sent, "kwargs": sent_kwargs, "collect": collect}
         try:
             reply = self._request(message, limit or self.call_limit)
         except CallTimeout as exc:
@@ -463,10 +467,11 @@ class Session:
 
     def timed_call(self, name: str, args: tuple, timeout: float) -> tuple[Any, float]:
         """:meth:`call` under its own ``timeout`` (CPU seconds; the session's wall clock as the backstop), with the CPU
-        seconds the worker's processes spent on it (read from ``/proc`` by the grader, not by the worker)."""
+        seconds the worker's processes spent on it (read from ``/proc`` by the grader, not by the worker), with the
+        worker's garbage collector off during the call (as 06's speed check does in process)."""
         limit = TimeLimit(timeout, max(self.call_limit.wall, 10 * timeout))
         with measure.Watch(self.worker_pid(), every=0.05) as watch:
-            value = self.call(name, args, {}, limit)
+            value = self.call(name, args, {}, limit, collect=False)
         return value, watch.cpu
 
     def clean(self) -> Session:

@@ -26,6 +26,7 @@ lines), and importing ``bpe_ref``,
 """
 
 import builtins
+import gc
 import json
 import os
 import sys
@@ -176,11 +177,17 @@ def main():
         elif op == "call":
             args = materialized([unpack(a) for a in request["args"]])
             kwargs = {k: unpack(v) for k, v in request["kwargs"].items()}
+            paused = request.get("collect", True) is False and gc.isenabled()  # a timed call: the function alone
+            if paused:
+                gc.disable()
             try:
                 value = namespace[request["name"]](*args, **kwargs)
             except BaseException as exc:  # reported; the grader decides what it means
                 reply({"raised": error_text(exc)})
                 continue
+            finally:
+                if paused:
+                    gc.enable()
             alias = next((i for i, a in enumerate(args) if value is a), None)
             try:
                 answer = {"value": None if alias is not None else pack(value), "alias": alias}

@@ -52,6 +52,8 @@ def test_every_part_of_every_check_draws_inputs_the_public_data_does_not_hold():
     for function, spec in SPECS.items():
         public = {p.part: {repr(c.args) for c in p.cases} for p in expected.load(function)}
         for part in spec.parts:
+            if all(c.args == () for c in spec.parts[part].cases()):
+                continue  # a function of no arguments (06's bytes_to_unicode) has one answer, public or not
             with cases.student_seed("s" * 40, "alice"):
                 drawn = {repr(c.args) for c in spec.parts[part].cases()}
             if drawn <= public.get(part, set()):
