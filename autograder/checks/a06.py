@@ -12,9 +12,9 @@ Two parts are measurements, not lists of cases (:attr:`autograder.spec.Spec.meas
   plain loop in a fresh one that holds none of the submission's code, so nothing in it can slow the baseline), and
   the grader reads their CPU time from ``/proc``: a ratio of CPU times, which a busy machine changes far less than
   it changes wall time. Both are timed with the garbage collector off (its sweeps cost in proportion to whatever
-  else the process holds), and a trainer under the bar gets a second run, the faster counting: a burst of load
-  beside one run costs no points. A correct but slow trainer fails this part alone, with the measured ratio in the
-  message.
+  else the process holds), and a trainer under the bar but above half of it gets a second run, the faster
+  counting: a burst of load beside one run costs no points. A correct but slow trainer fails this part alone,
+  with the measured ratio in the message.
 * ``check_encode_iterable(fn, "memory")``: the streaming encoder reads about 6 MB of text, line by line, and must
   give the right ids while the worker's resident memory grows by at most 3 MB (read from ``/proc`` by the grader;
   in a learner's own kernel, the kernel's own, likewise).
@@ -404,7 +404,8 @@ def check_speed(fn: Callable[..., Any], time_limit: float = DEFAULT_TIME_LIMIT) 
         )
     plain = _baseline_remote(session, case.args) if remote else _baseline_here(case.args)
     ratio = plain / max(spent, 0.01)
-    if ratio < SPEED_RATIO:  # a second run, the faster counts: a burst of load beside the first costs no points
+    if SPEED_RATIO / 2 <= ratio < SPEED_RATIO:  # a close call gets a second run, the faster counting: a burst of
+        # load beside the first costs no points (a trainer at half the bar or below is the wrong algorithm)
         again = session.timed_call(fn.__name__, case.args, timeout=SPEED_BUDGET)[1] if remote else None
         spent = min(spent, again if again is not None else _cpu_seconds_here(fn, case.args)[1])
         ratio = plain / max(spent, 0.01)
