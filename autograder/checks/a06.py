@@ -381,11 +381,14 @@ def check_speed(fn: Callable[..., Any], time_limit: float = DEFAULT_TIME_LIMIT) 
     shown = f"train_fast(<{case.note}>, {vocab_size})"
     session = getattr(fn, "_session", None)
     remote = session is not None and hasattr(session, "timed_call") and measure.available()
-    try:  # the learner's first: a wrong or broken trainer costs no baseline
+
+    def learner() -> tuple[Any, float]:
         if remote:
-            returned, spent = session.timed_call(fn.__name__, case.args, timeout=SPEED_BUDGET)
-        else:
-            returned, spent = _cpu_seconds_here(fn, case.args)
+            return session.timed_call(fn.__name__, case.args, timeout=SPEED_BUDGET)
+        return _cpu_seconds_here(fn, case.args)
+
+    try:  # the learner's first: a wrong or broken trainer costs no baseline
+        returned, spent = learner()
     except TimeoutError:
         raise CheckFailed(
             f"{shown}  # at least {SPEED_RATIO:g}x less CPU time than the plain loop\n"
@@ -406,8 +409,7 @@ def check_speed(fn: Callable[..., Any], time_limit: float = DEFAULT_TIME_LIMIT) 
     ratio = plain / max(spent, 0.01)
     if SPEED_RATIO / 2 <= ratio < SPEED_RATIO:  # a close call gets a second run, the faster counting: a burst of
         # load beside the first costs no points (a trainer at half the bar or below is the wrong algorithm)
-        again = session.timed_call(fn.__name__, case.args, timeout=SPEED_BUDGET)[1] if remote else None
-        spent = min(spent, again if again is not None else _cpu_seconds_here(fn, case.args)[1])
+        spent = min(spent, learner()[1])
         ratio = plain / max(spent, 0.01)
     if ratio < SPEED_RATIO:
         raise CheckFailed(

@@ -596,33 +596,30 @@ def summary(rows: list[Row]) -> str:
 _MEASURED_FIGURE = re.compile(r"\d+(?:[.,]\d+)*")
 
 
-def _measured_calls() -> re.Pattern[str]:
-    """A hidden check's call of a measured part (``check_train_fast(train_fast, "speed")``), from the specs."""
+@functools.cache
+def measured_cells() -> frozenset[str]:
+    """The test cells of a measured part (``check_train_fast(train_fast, "speed")``: a call named by the specs)."""
     from autograder.checks import SPECS
 
     calls = [f"check_{name}\\([^)]*['\"]{part}['\"]" for name, s in SPECS.items() for part in s.measured]
-    return re.compile("|".join(calls) or "(?!)")
+    pattern = re.compile("|".join(calls) or "(?!)")
+    return frozenset(t.grade_id for m in MODULES for t in graded_cells(m.ASSIGNMENT) if pattern.search(t.source))
 
 
-def steady(cell: Cell, source: str) -> str:
-    """The message of ``cell`` with a measured part's figures (CPU seconds, ratios, megabytes) masked: two runs
-    measure them afresh, so they may differ by a little; the points and the words may not."""
-    return _MEASURED_FIGURE.sub("#", cell.message) if _measured_calls().search(source) else cell.message
+def steady(message: str, grade_id: str) -> str:
+    """``message`` with a measured part's figures (CPU seconds, ratios, megabytes) masked: two runs measure them
+    afresh, so they may differ by a little; the points and the words may not."""
+    return _MEASURED_FIGURE.sub("#", message) if grade_id in measured_cells() else message
 
 
 def compare(first: dict[str, list[Cell]], second: dict[str, list[Cell]], what: str) -> list[str]:
     """The students whose points or messages differ between two gradings of the same submissions (a measured part's
     figures aside: :func:`steady`)."""
-    sources = {t.grade_id: t.source for m in MODULES for t in graded_cells(m.ASSIGNMENT)}
     out = []
     for student in sorted(set(first) & set(second)):
         cells = {c.grade_id for c in second[student]}
-        a = [
-            (c.grade_id, c.points, steady(c, sources.get(c.grade_id, "")))
-            for c in first[student]
-            if c.grade_id in cells
-        ]
-        b = [(c.grade_id, c.points, steady(c, sources.get(c.grade_id, ""))) for c in second[student]]
+        a = [(c.grade_id, c.points, steady(c.message, c.grade_id)) for c in first[student] if c.grade_id in cells]
+        b = [(c.grade_id, c.points, steady(c.message, c.grade_id)) for c in second[student]]
         if a != b:
             out.append(f"{student}: {what} differ: {a} != {b}")
     return out
@@ -630,9 +627,8 @@ def compare(first: dict[str, list[Cell]], second: dict[str, list[Cell]], what: s
 
 def same_hidden_messages(student: str, first: dict[str, HiddenFailure], second: dict[str, HiddenFailure]) -> list[str]:
     """The hidden checks whose messages differ between two runs (``[]`` when every one repeats itself)."""
-    measured = {k for k, v in first.items() if v.smallest is None}  # figures measured afresh: held to their words
-    a = {k: _MEASURED_FIGURE.sub("#", v.message) if k in measured else v.message for k, v in first.items()}
-    b = {k: _MEASURED_FIGURE.sub("#", v.message) if k in measured else v.message for k, v in second.items()}
+    a = {k: steady(v.message, k) for k, v in first.items()}
+    b = {k: steady(v.message, k) for k, v in second.items()}
     return [] if a == b else [f"{student}: two runs of the hidden checks differ: {a} != {b}"]
 
 
