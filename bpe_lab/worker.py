@@ -149,7 +149,12 @@ def main() -> None:
     os.environ[JUDGING] = "1"
     os.environ["NBGRADER_EXECUTION"] = "autograde"  # a notebook's check("...") cells do nothing here
     silent = _Silent()
-    namespace: dict[str, Any] = {"__name__": "__main__", "__builtins__": builtins, "get_ipython": lambda: silent}
+    # the cells run in a module of their own that is sys.modules["__main__"], as in a notebook's kernel: a function
+    # they define can then be pickled by name (06's chunk_counts_file hands one to its processes)
+    main_module = types.ModuleType("__main__")
+    sys.modules["__main__"] = main_module
+    namespace: dict[str, Any] = main_module.__dict__
+    namespace.update({"__builtins__": builtins, "get_ipython": lambda: silent})
     namespace["display"] = silent.display
 
     def reply(message: dict[str, Any]) -> None:

@@ -15,7 +15,6 @@ Every function returns a new object and never changes its arguments; bad input r
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -29,6 +28,7 @@ from bpe_lab.gpt4 import (  # noqa: F401 - re-exported: the grader reads GPT-4's
     load_cl100k_base,
 )
 
+from . import validate
 from .primitives import apply_by_rank, merge_pair
 from .validate import short
 
@@ -57,48 +57,16 @@ Merges = dict[tuple[int, int], int]
 # ---------------------------------------------------------------------------------------------------------------
 
 
-def _text(name: str, value: object) -> str:
-    if not isinstance(value, str):
-        raise TypeError(f"{name} must be a str, got {type(value).__name__} {short(value)}")
-    try:
-        value.encode("utf-8")
-    except UnicodeEncodeError as exc:
-        raise ValueError(
-            f"{name} holds a lone surrogate {value[exc.start]!r} at index {exc.start}, which has no UTF-8 bytes"
-        ) from None
-    return value
-
-
-@functools.lru_cache(maxsize=64)
-def _compiled(pattern: str) -> regex.Pattern:
-    return regex.compile(pattern)
-
-
-def _pattern(value: object) -> regex.Pattern:
-    if not isinstance(value, str):
-        raise TypeError(f"pattern must be a str (a regular expression), got {type(value).__name__} {short(value)}")
-    try:
-        return _compiled(value)
-    except regex.error as exc:
-        raise ValueError(f"pattern {short(value)} is not a valid regular expression: {exc}") from None
-
-
-def _int(name: str, value: object) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise TypeError(f"{name} must be an int, got {type(value).__name__} {short(value)}")
-    return value
-
-
 def _merges(value: object) -> Merges:
     """A dict ``{(a, b): new_id}``: new ids distinct and >= 256, each part a byte or an earlier new id."""
     if not isinstance(value, Mapping):
         raise TypeError(f"merges must be a dict of (id, id) -> new id, got {type(value).__name__} {short(value)}")
     known = set(range(256))
-    for pair, new_id in sorted(value.items(), key=lambda item: _int(f"merges[{item[0]!r}]", item[1])):
+    for pair, new_id in sorted(value.items(), key=lambda item: validate.integer(f"merges[{item[0]!r}]", item[1])):
         if not isinstance(pair, tuple) or len(pair) != 2:
             raise TypeError(f"a key of merges must be a pair of ids (a, b), got {short(pair)}")
         for part in pair:
-            if _int(f"the pair {pair!r} of merges", part) not in known:
+            if validate.integer(f"the pair {pair!r} of merges", part) not in known:
                 raise ValueError(
                     f"merges[{pair!r}] = {new_id!r} uses id {part!r}, which no earlier merge or byte makes"
                 )
@@ -114,17 +82,7 @@ def _ranks(value: object) -> Mapping[bytes, int]:
     for token, rank in value.items():
         if not isinstance(token, bytes) or not token:
             raise TypeError(f"a key of mergeable_ranks must be non-empty bytes, got {short(token)}")
-        _int(f"mergeable_ranks[{token!r}]", rank)
-    return value
-
-
-def _specials(value: object) -> Mapping[str, int]:
-    if not isinstance(value, Mapping):
-        raise TypeError(f"special_tokens must be a dict of str -> id, got {type(value).__name__} {short(value)}")
-    for token, token_id in value.items():
-        if not isinstance(token, str) or not token:
-            raise TypeError(f"a key of special_tokens must be a non-empty str, got {short(token)}")
-        _int(f"special_tokens[{token!r}]", token_id)
+        validate.integer(f"mergeable_ranks[{token!r}]", rank)
     return value
 
 
@@ -157,8 +115,8 @@ def pretokenize(text: str, pattern: str) -> list[str]:
         >>> pretokenize("Hello world's 123!!", GPT4_PATTERN)
         ['Hello', ' world', "'s", ' ', '123', '!!']
     """
-    compiled = _pattern(pattern)
-    return compiled.findall(_text("text", text))
+    compiled = validate.split_pattern(pattern)
+    return compiled.findall(validate.utf8_text("text", text))
 
 
 def _chunk_ids(text: str, pattern: str) -> list[list[int]]:
@@ -187,11 +145,11 @@ def train_rounds(text: str, vocab_size: int, pattern: str, *, top: int = 10) -> 
         >>> [(r.pair, r.count, r.new_id) for r in train_rounds("aaab", 258, GPT4_PATTERN)]
         [((97, 97), 2, 256), ((256, 97), 1, 257)]
     """
-    _text("text", text)
-    _pattern(pattern)
-    if _int("vocab_size", vocab_size) < 256:
+    validate.utf8_text("text", text)
+    validate.split_pattern(pattern)
+    if validate.integer("vocab_size", vocab_size) < 256:
         raise ValueError(f"vocab_size must be >= 256 (the 256 byte values), got {vocab_size!r}")
-    _int("top", top)
+    validate.integer("top", top)
     # Equal chunks merge alike, so each distinct chunk is kept once with its count, in order of first appearance:
     # the pairs are then met first in the same order as in a scan of the whole text, and ties stay the same.
     weights: dict[str, int] = {}
@@ -326,7 +284,7 @@ def decode_bytes(ids: Sequence[int], merges: Mapping[tuple[int, int], int]) -> s
     vocab = vocab_bytes(merges)
     parts = []
     for index, token in enumerate(ids):
-        _int(f"ids[{index}]", token)
+        validate.integer(f"ids[{index}]", token)
         if token not in vocab:
             raise ValueError(f"ids[{index}] = {token!r} is not a byte (0-255) or a new id of merges")
         parts.append(vocab[token])
@@ -367,8 +325,8 @@ def split_specials(text: str, special_tokens: Mapping[str, int]) -> list[tuple[s
         >>> split_specials("a<|endoftext|>b", GPT4_SPECIAL_TOKENS)
         [('a', False), ('<|endoftext|>', True), ('b', False)]
     """
-    _text("text", text)
-    if not _specials(special_tokens):
+    validate.utf8_text("text", text)
+    if not validate.special_tokens(special_tokens):
         return [(text, False)] if text else []
     alternatives = sorted(special_tokens, key=lambda s: (-len(s), s))
     splitter = regex.compile("|".join(regex.escape(s) for s in alternatives))
@@ -417,7 +375,7 @@ def encode_ranks(
         [257, 300]
     """
     _ranks(mergeable_ranks)
-    _pattern(pattern)
+    validate.split_pattern(pattern)
     out: list[int] = []
     for piece, special in split_specials(text, special_tokens):
         if special:
@@ -444,7 +402,7 @@ def ranks_for(text: str, mergeable_ranks: Mapping[bytes, int], max_len: int = 12
         >>> sorted(t for t in ranks_for("abc", ranks) if len(t) > 1)
         [b'ab']
     """
-    data = _text("text", text).encode("utf-8")
+    data = validate.utf8_text("text", text).encode("utf-8")
     if _VALIDATED_TABLES.get(id(mergeable_ranks)) is not mergeable_ranks:
         _ranks(mergeable_ranks)
         if len(mergeable_ranks) >= 10_000:  # a real vocabulary (GPT-4's 100,256 entries): checked once, kept alive

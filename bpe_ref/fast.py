@@ -222,7 +222,7 @@ def _train(
         return []
     if tie_break == "first":
         return _train_first(words, freqs, num_merges, min_frequency)
-    return _train_ordered(words, freqs, num_merges, tie_break == "largest", min_frequency)
+    return train_incremental(words, freqs, num_merges, tie_break == "largest", min_frequency)
 
 
 def _reverse(symbol: str) -> tuple[int, ...]:
@@ -237,11 +237,29 @@ def _reverse(symbol: str) -> tuple[int, ...]:
     return (*[-ord(c) for c in symbol], 1)
 
 
-def _train_ordered(
+def train_incremental(
     words_in: list[tuple[str, ...]], freqs: list[int], num_merges: int, largest: bool, min_frequency: int
 ) -> list[Pair]:
-    """Tie-break ``"largest"`` or ``"smallest"``: the heap key depends on the count and the pair only.
+    """The incremental trainer behind :func:`train_fast` (tie-break ``"largest"`` or ``"smallest"``) and 06's
+    ``train_fast``: pair counts kept up to date merge by merge, the best pair taken from a heap.
 
+    Args:
+        words_in: each word as its symbols (str); not validated, not changed.
+        freqs: each word's count (``freqs[i]`` for ``words_in[i]``).
+        num_merges: at most this many merges.
+        largest: ties go to the largest pair if true, else to the smallest.
+        min_frequency: stop before a pair counted fewer times.
+
+    Returns:
+        The merges in order, as pairs of symbols.
+
+    Example:
+        >>> train_incremental([("h", "u", "g"), ("p", "u", "g")], [10, 5], 2, True, 1)
+        [('u', 'g'), ('h', 'ug')]
+
+    Source: the incremental statistics of ``subword-nmt``'s ``learn_bpe.py`` (Sennrich et al. 2016).
+
+    The heap key depends on the count and the pair only.
     For speed, symbols are ints (``names[i]`` is the str) and a pair ``(a, b)`` is the int ``a << shift | b``. The
     pair -> words index is lazy: a word is appended when it gains a pair and never removed, so a merge may visit a
     word that no longer holds its pair (or visit a word twice); such a visit finds nothing to merge and changes

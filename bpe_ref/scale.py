@@ -29,9 +29,9 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 
 import regex
 
-from . import fast
-from .bytelevel import GPT2_PATTERN, GPT4_PATTERN, _int, _pattern, _specials, _text, split_specials
-from .primitives import apply_by_rank, rank_table
+from . import fast, validate
+from .bytelevel import GPT2_PATTERN, GPT4_PATTERN, split_specials
+from .primitives import apply_by_rank, merge_pair, rank_table
 from .validate import short
 
 __all__ = [
@@ -78,7 +78,7 @@ def special_tokens_checked(special_tokens: object) -> Mapping[str, int]:
         ...
         ValueError: special tokens 'ab' and 'bc' overlap: 'bc' can start inside 'ab' (at index 1), so text ...
     """
-    tokens = _specials(special_tokens)
+    tokens = validate.special_tokens(special_tokens)
     for first in tokens:
         for second in tokens:
             for k in range(1, len(first)):
@@ -93,7 +93,7 @@ def special_tokens_checked(special_tokens: object) -> Mapping[str, int]:
 
 
 def _vocab_size(value: object) -> int:
-    if _int("vocab_size", value) < 256:
+    if validate.integer("vocab_size", value) < 256:
         raise ValueError(f"vocab_size must be >= 256 (the 256 byte values come first), got {value!r}")
     return value  # type: ignore[return-value]
 
@@ -161,7 +161,7 @@ def chunk_counts(text: str, pattern: str, special_tokens: Mapping[str, int]) -> 
         >>> chunk_counts("the cat<|endoftext|>the dog", GPT2_PATTERN, {"<|endoftext|>": 300})
         {b'the': 2, b' cat': 1, b' dog': 1}
     """
-    compiled = _pattern(pattern)
+    compiled = validate.split_pattern(pattern)
     counts: dict[bytes, int] = {}
     for piece, special in split_specials(text, special_tokens_checked(special_tokens)):
         if special:
@@ -273,9 +273,9 @@ def chunk_counts_file(
     """
     if not isinstance(path, (str, os.PathLike)):
         raise TypeError(f"path must be a str or a pathlib.Path, got {type(path).__name__} {short(path)}")
-    _pattern(pattern)
+    validate.split_pattern(pattern)
     special_tokens_checked(special_tokens)
-    if _int("workers", workers) < 1:
+    if validate.integer("workers", workers) < 1:
         raise ValueError(f"workers must be >= 1, got {workers!r}")
     path = os.fspath(path)
     points = cut_points(path, special_tokens, workers)
@@ -340,15 +340,16 @@ def train_fast(chunk_counts: Mapping[bytes, int], vocab_size: int) -> ByteMerges
     words = [(chunk.decode("latin-1"), count) for chunk, count in chunk_counts.items() if len(chunk) > 1]
     if not num_merges or not words:
         return []
-    merges = fast._train_ordered([tuple(w) for w, _ in words], [c for _, c in words], num_merges, True, 1)
+    merges = fast.train_incremental([tuple(w) for w, _ in words], [c for _, c in words], num_merges, True, 1)
     return [(a.encode("latin-1"), b.encode("latin-1")) for a, b in merges]
 
 
 def train_plain(chunk_counts: Mapping[bytes, int], vocab_size: int) -> ByteMerges:
     """The plain loop that :func:`train_fast` must equal: every round recounts every pair of every chunk.
 
-    O(size of the chunks) per merge. It uses nothing but built-ins, so that the speed check can run this very
-    function, as it is written here, in the process that runs a learner's code (the baseline of the ratio).
+    O(size of the chunks) per merge. It uses nothing but built-ins and :func:`bpe_ref.primitives.merge_pair`, so
+    that the speed check can run these two functions, as they are written here, in the process that runs a learner's
+    code (the baseline of the ratio).
 
     Example:
         >>> train_plain({b"hug": 10, b"pug": 5, b"hugs": 1}, 258)
@@ -364,21 +365,10 @@ def train_plain(chunk_counts: Mapping[bytes, int], vocab_size: int) -> ByteMerge
         if not counts:
             break
         best = max(counts, key=lambda pair: (counts[pair], pair))
-        first, second = best
-        joined = first + second
+        joined = best[0] + best[1]
         for word in words:
-            symbols = word[0]
-            if len(symbols) < 2:
-                continue
-            out, i, n = [], 0, len(symbols)
-            while i < n:
-                if i + 1 < n and symbols[i] == first and symbols[i + 1] == second:
-                    out.append(joined)
-                    i += 2
-                else:
-                    out.append(symbols[i])
-                    i += 1
-            word[0] = out
+            if len(word[0]) > 1:
+                word[0] = merge_pair(word[0], best, joined)
         merges.append(best)
     return merges
 
@@ -444,10 +434,10 @@ def encode_text(
         >>> encode_text("abab<|endoftext|>", [(b"a", b"b"), (b"ab", b"ab")], GPT2_PATTERN, {"<|endoftext|>": 999})
         [257, 999]
     """
-    compiled = _pattern(pattern)
+    compiled = validate.split_pattern(pattern)
     encoder = _Encoder(merges, special_tokens, 1 << 16)
     out: list[int] = []
-    for piece, special in split_specials(_text("text", text), encoder.specials):
+    for piece, special in split_specials(validate.utf8_text("text", text), encoder.specials):
         if special:
             out.append(encoder.specials[piece])
         else:
@@ -517,8 +507,8 @@ def encode_iterable(
         items = iter(lines)
     except TypeError:
         raise TypeError(f"lines must be an iterable of str, got {type(lines).__name__} {short(lines)}") from None
-    compiled = _pattern(pattern)
-    encoder = _Encoder(merges, special_tokens, _int("cache_size", cache_size))
+    compiled = validate.split_pattern(pattern)
+    encoder = _Encoder(merges, special_tokens, validate.integer("cache_size", cache_size))
     return _stream(items, compiled, encoder)
 
 
@@ -530,7 +520,7 @@ def _stream(items: Iterator[str], compiled: regex.Pattern, encoder: _Encoder) ->
             raise TypeError(
                 f"lines[{index}] is a {type(item).__name__}, not a str: {short(item)} (open the file in text mode)"
             )
-        buffer += _text(f"lines[{index}]", item)
+        buffer += validate.utf8_text(f"lines[{index}]", item)
         hold = _held_back(buffer, specials)
         ready, tail = buffer[: len(buffer) - hold], buffer[len(buffer) - hold :]
         pieces = split_specials(ready, specials) if ready else []

@@ -7,8 +7,11 @@ exactly what was passed.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Hashable, Mapping, Sequence
 from typing import Any
+
+import regex
 
 from .primitives import TIE_BREAKS
 
@@ -136,3 +139,49 @@ def symbols(name: str, value: Any) -> tuple[str, ...]:
         if not isinstance(symbol, str) or not symbol:
             raise ValueError(f"{name} must hold non-empty strings, got {short(symbol)}")
     return tuple(value)
+
+
+def utf8_text(name: str, value: Any) -> str:
+    """A str that has UTF-8 bytes (no lone surrogate), possibly empty."""
+    if not isinstance(value, str):
+        raise TypeError(f"{name} must be a str, got {type(value).__name__} {short(value)}")
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise ValueError(
+            f"{name} holds a lone surrogate {value[exc.start]!r} at index {exc.start}, which has no UTF-8 bytes"
+        ) from None
+    return value
+
+
+@functools.lru_cache(maxsize=64)
+def _compiled(pattern: str) -> regex.Pattern:
+    return regex.compile(pattern)
+
+
+def split_pattern(value: Any) -> regex.Pattern:
+    """A split pattern (a regular expression for ``regex``), compiled (the last 64 are kept compiled)."""
+    if not isinstance(value, str):
+        raise TypeError(f"pattern must be a str (a regular expression), got {type(value).__name__} {short(value)}")
+    try:
+        return _compiled(value)
+    except regex.error as exc:
+        raise ValueError(f"pattern {short(value)} is not a valid regular expression: {exc}") from None
+
+
+def integer(name: str, value: Any) -> int:
+    """An int, not a bool."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"{name} must be an int, got {type(value).__name__} {short(value)}")
+    return value
+
+
+def special_tokens(value: Any) -> Mapping[str, int]:
+    """A dict of non-empty str -> int id."""
+    if not isinstance(value, Mapping):
+        raise TypeError(f"special_tokens must be a dict of str -> id, got {type(value).__name__} {short(value)}")
+    for token, token_id in value.items():
+        if not isinstance(token, str) or not token:
+            raise TypeError(f"a key of special_tokens must be a non-empty str, got {short(token)}")
+        integer(f"special_tokens[{token!r}]", token_id)
+    return value

@@ -25,6 +25,7 @@ from __future__ import annotations
 import copy
 import functools
 import gc
+import inspect
 import os
 import random
 import time
@@ -39,6 +40,7 @@ from bpe_lab.harness import DEFAULT_TIME_LIMIT, LOAD_TEXT, Case, CheckFailed, Na
 from bpe_lab.probes import ids_crc, stream_probe
 from bpe_ref import scale as ref
 from bpe_ref.bytelevel import GPT4_SPECIAL_TOKENS
+from bpe_ref.primitives import merge_pair
 
 from . import cases as gen
 from .a05 import MIXED_TEXTS, _texts
@@ -359,8 +361,11 @@ def _baseline_here(args: tuple) -> float:
     return _BASELINES[key]
 
 
-PLAIN_SOURCE = "from __future__ import annotations\n\n" + __import__("inspect").getsource(ref.train_plain)
-"""The course's plain loop as the worker runs it (built-ins only)."""
+PLAIN_SOURCE = "\n\n".join(
+    ["from __future__ import annotations", inspect.getsource(merge_pair), inspect.getsource(ref.train_plain)]
+)
+"""The course's plain loop as the worker runs it: the merge scan of :mod:`bpe_ref.primitives` and the loop (built-ins
+only, no import)."""
 
 
 def _baseline_remote(session: Any, args: tuple) -> float:

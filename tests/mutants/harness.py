@@ -249,13 +249,7 @@ def _walk(submission: Submission, tests: dict[str, GradedCell]) -> Iterator[tupl
     Yields the test cell and the namespace; the caller executes what it wants of the cell. Output is swallowed
     and ``NBGRADER_EXECUTION`` is set, as in the grading kernel.
     """
-    # the cells run in a module that is sys.modules["__main__"] meanwhile, as in a kernel and in the judge's worker:
-    # a function they define can then be pickled by name (06's chunk_counts_file hands one to its processes)
-    main = types.ModuleType("__main__")
-    namespace: dict[str, Any] = main.__dict__
-    saved = sys.modules.get("__main__")
-    sys.modules["__main__"] = main
-    with contextlib.redirect_stdout(io.StringIO()), _nbgrader_env(), _restore_main(saved):
+    with contextlib.redirect_stdout(io.StringIO()), _nbgrader_env(), as_main() as namespace:
         for source in _given_cells(submission.assignment):
             exec(compile(source, "<given>", "exec"), namespace)
         for cell in _notebook("solutions", submission.assignment).cells:
@@ -268,9 +262,15 @@ def _walk(submission: Submission, tests: dict[str, GradedCell]) -> Iterator[tupl
 
 
 @contextlib.contextmanager
-def _restore_main(saved: Any) -> Iterator[None]:
+def as_main() -> Iterator[dict[str, Any]]:
+    """The namespace of a fresh module that is ``sys.modules["__main__"]`` meanwhile, as in a kernel and in the
+    judge's worker: a function the cells define can then be pickled by name (06's ``chunk_counts_file`` hands one to
+    its processes)."""
+    main = types.ModuleType("__main__")
+    saved = sys.modules.get("__main__")
+    sys.modules["__main__"] = main
     try:
-        yield
+        yield main.__dict__
     finally:
         if saved is not None:
             sys.modules["__main__"] = saved

@@ -14,7 +14,7 @@ _SAMPLE = sample_class.students()[ASSIGNMENT]
 _SOLUTION = _SAMPLE["correct"]
 
 _SPLIT = """
-def split_specials(text, special_tokens):
+def _split_here(text, special_tokens):
     if not special_tokens:
         return [text]
     alternatives = sorted(special_tokens, key=len, reverse=True)
@@ -56,7 +56,7 @@ FILLERS = {
     + _SOLUTION["chunk_counts_file"].replace(
         "chunk_counts(text, pattern, special_tokens)", "_counts_of(text, pattern, special_tokens)"
     ),
-    "encode_iterable": _SPLIT + _SOLUTION["encode_iterable"],
+    "encode_iterable": _SPLIT + _SOLUTION["encode_iterable"].replace("split_specials(", "_split_here("),
     "gpt2_files": _TABLE_HERE + _SOLUTION["gpt2_files"].replace("bytes_to_unicode()", "_gpt2_table()"),
 }
 
