@@ -136,6 +136,8 @@ MUTANTS: dict[str, dict[str, str]] = {
         "offset-by-value": _B2U.replace(
             "            table[b] = chr(256 + n)\n", "            table[b] = chr(256 + b)\n"
         ),
+        # the soft hyphen (0xAD) kept as itself: it is not printable, GPT-2 moves it to 256 + n
+        "soft-hyphen-kept": _B2U.replace('list(range(ord("®"), ord("ÿ") + 1))', 'list(range(0xAD, ord("ÿ") + 1))'),
     },
     "gpt2_files": {
         # no "#version: 0.2" line
@@ -151,6 +153,22 @@ MUTANTS: dict[str, dict[str, str]] = {
 
 CORRECT: dict[str, dict[str, str]] = {
     "chunk_counts": {
+        # the split keeps the special tokens (a capturing group); the even places are text; a defaultdict counts
+        "capture-defaultdict": """
+from collections import defaultdict
+
+
+def chunk_counts(text, pattern, special_tokens):
+    pieces = [text]
+    if special_tokens:
+        cut = "(" + "|".join(regex.escape(s) for s in sorted(special_tokens, key=len, reverse=True)) + ")"
+        pieces = regex.split(cut, text)[::2]
+    counts = defaultdict(int)
+    for piece in pieces:
+        for chunk in regex.findall(pattern, piece):
+            counts[chunk.encode("utf-8")] += 1
+    return dict(counts)
+""",
         "finditer-counter": """
 from collections import Counter
 
@@ -164,6 +182,42 @@ def chunk_counts(text, pattern, special_tokens):
 """,
     },
     "chunk_counts_file": {
+        # checks the whole file is UTF-8 first, splits its bytes at the special tokens' bytes (UTF-8 never matches
+        # inside a character), and counts the pieces with multiprocessing.Pool.starmap
+        "split-bytes-pool": """
+import multiprocessing
+
+
+def _piece_counts(data, pattern):
+    counts = {}
+    for chunk in regex.findall(pattern, data.decode("utf-8")):
+        key = chunk.encode("utf-8")
+        counts[key] = counts.get(key, 0) + 1
+    return counts
+
+
+def chunk_counts_file(path, pattern, special_tokens, workers):
+    with open(path, "rb") as f:
+        data = f.read()
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise ValueError(f"{path}: the byte at offset {error.start} is not UTF-8") from None
+    pieces = [data]
+    if special_tokens:
+        tokens = sorted((s.encode("utf-8") for s in special_tokens), key=len, reverse=True)
+        pieces = regex.split(b"|".join(regex.escape(t) for t in tokens), data)
+    if workers > 1 and len(pieces) > 1:
+        with multiprocessing.Pool(workers) as pool:
+            parts = pool.starmap(_piece_counts, [(piece, pattern) for piece in pieces])
+    else:
+        parts = [_piece_counts(piece, pattern) for piece in pieces]
+    total = {}
+    for counts in parts:
+        for chunk, n in counts.items():
+            total[chunk] = total.get(chunk, 0) + n
+    return total
+""",
         # reads the whole file, splits its text at special tokens, counts the pieces in a pool
         "split-text": _COUNTS_HERE
         + """
@@ -191,6 +245,72 @@ def chunk_counts_file(path, pattern, special_tokens, workers):
 """,
     },
     "train_fast": {
+        # the changes of a merge summed first (one delta per pair), then one heap push per pair whose count changed
+        "summed-deltas": """
+import heapq
+from collections import defaultdict
+
+
+class _Descending:
+    __slots__ = ("pair",)
+
+    def __init__(self, pair):
+        self.pair = pair
+
+    def __lt__(self, other):
+        return self.pair > other.pair
+
+
+def _joined(symbols, a, b):
+    out, i, n = [], 0, len(symbols)
+    while i < n:
+        if i + 1 < n and symbols[i] == a and symbols[i + 1] == b:
+            out.append(a + b)
+            i += 2
+        else:
+            out.append(symbols[i])
+            i += 1
+    return out
+
+
+def train_fast(chunk_counts, vocab_size):
+    words = [[bytes([c]) for c in chunk] for chunk in chunk_counts]
+    freqs = list(chunk_counts.values())
+    counts, where = defaultdict(int), defaultdict(set)
+    for i, word in enumerate(words):
+        for pair in zip(word, word[1:]):
+            counts[pair] += freqs[i]
+            where[pair].add(i)
+    heap = [(-n, _Descending(pair)) for pair, n in counts.items()]
+    heapq.heapify(heap)
+    merges = []
+    while heap and len(merges) < vocab_size - 256:
+        negative, entry = heapq.heappop(heap)
+        pair = entry.pair
+        if counts.get(pair, 0) != -negative:
+            continue
+        merges.append(pair)
+        delta = defaultdict(int)
+        for i in where.pop(pair):
+            old = words[i]
+            new = _joined(old, *pair)
+            if len(new) == len(old):
+                continue
+            for p in zip(old, old[1:]):
+                delta[p] -= freqs[i]
+            for p in zip(new, new[1:]):
+                delta[p] += freqs[i]
+                where[p].add(i)
+            words[i] = new
+        for p, change in delta.items():
+            if change:
+                counts[p] += change
+                if counts[p] > 0:
+                    heapq.heappush(heap, (-counts[p], _Descending(p)))
+                else:
+                    del counts[p]
+    return merges
+""",
         # a heap keyed by the bytes flipped (255 - b), ints, with 256 after every byte: sorts pairs backwards
         "flipped-keys": _TRAIN.replace("(-count, Largest(pair))", "(-count, _backwards(pair), pair)")
         .replace("(-counts[p], Largest(p))", "(-counts[p], _backwards(p), p)")
@@ -205,6 +325,24 @@ def _backwards(pair):
 """,
     },
     "encode_iterable": {
+        # each chunk encoded as tiktoken does: the lowest-ranked pair, leftmost, merged one place at a time
+        "one-place-at-a-time": _ENCODE.replace(
+            "            while len(symbols) >= 2:\n"
+            "                present = [p for p in zip(symbols, symbols[1:]) if p in ranks]\n"
+            "                if not present:\n"
+            "                    break\n"
+            "                a, b = min(present, key=ranks.get)\n"
+            "                symbols = merged(symbols, a, b)\n",
+            "            while len(symbols) >= 2:\n"
+            "                best, at = None, -1\n"
+            "                for i in range(len(symbols) - 1):\n"
+            "                    rank = ranks.get((symbols[i], symbols[i + 1]))\n"
+            "                    if rank is not None and (best is None or rank < best):\n"
+            "                        best, at = rank, i\n"
+            "                if best is None:\n"
+            "                    break\n"
+            "                symbols[at : at + 2] = [symbols[at] + symbols[at + 1]]\n",
+        ),
         # the same rule, the kept text found from the ends of the chunks (findall and their lengths)
         "by-lengths": _ENCODE.replace(
             "        starts = [m.start() for m in regex.finditer(pattern, last)]\n"
@@ -214,6 +352,18 @@ def _backwards(pair):
         ),
     },
     "bytes_to_unicode": {
+        # one pass over the bytes, the printable ranges written as comparisons
+        "ranges-in-one-pass": """
+def bytes_to_unicode():
+    table, moved = {}, 0
+    for b in range(256):
+        if 33 <= b <= 126 or 161 <= b <= 172 or 174 <= b <= 255:
+            table[b] = chr(b)
+        else:
+            table[b] = chr(256 + moved)
+            moved += 1
+    return table
+""",
         "gpt2-encoder-py": """
 def bytes_to_unicode():
     bs = list(range(ord("!"), ord("~") + 1)) + list(range(ord("¡"), ord("¬") + 1)) + list(range(ord("®"), ord("ÿ") + 1))
@@ -228,6 +378,23 @@ def bytes_to_unicode():
 """,
     },
     "gpt2_files": {
+        # the tokens already made kept in a set of bytes; special tokens added one by one
+        "seen-bytes": _TABLE_HERE
+        + """
+def gpt2_files(merges, special_tokens):
+    table = _gpt2_table()
+    vocab = {table[i]: i for i in range(256)}
+    seen = {bytes([i]) for i in range(256)}
+    lines = ["#version: 0.2"]
+    for k, (a, b) in enumerate(merges):
+        lines.append(" ".join("".join(table[x] for x in token) for token in (a, b)))
+        if a + b not in seen:
+            seen.add(a + b)
+            vocab["".join(table[x] for x in a + b)] = 256 + k
+    for token, token_id in special_tokens.items():
+        vocab[token] = token_id
+    return vocab, lines
+""",
         "byte-encoder": _TABLE_HERE
         + """
 def gpt2_files(merges, special_tokens):
