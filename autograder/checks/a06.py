@@ -37,7 +37,7 @@ from typing import Any
 from bpe_lab import measure
 from bpe_lab.codec import FileBytes
 from bpe_lab.harness import DEFAULT_TIME_LIMIT, LOAD_TEXT, Case, CheckFailed, Named, show
-from bpe_lab.probes import ids_crc, stream_probe
+from bpe_lab.probes import ids_crc, release_free_memory, stream_probe
 from bpe_ref import scale as ref
 from bpe_ref.bytelevel import GPT4_SPECIAL_TOKENS
 from bpe_ref.primitives import merge_pair
@@ -583,6 +583,7 @@ def check_memory(fn: Callable[..., Any], time_limit: float = DEFAULT_TIME_LIMIT)
                                           timeout=120.0, watch=True)  # fmt: skip
             held, how = watch.rss_growth, "resident memory"
         elif measure.available():  # this process, as the grader reads the worker: resident memory, from /proc
+            release_free_memory()  # what earlier work freed is not there to reuse: the figure is this call's
             with measure.Watch(os.getpid()) as watch:
                 probe = stream_probe(fn, passage, (merges, pattern, specials), 0, repeat)
             held, how = watch.rss_growth, "resident memory"
@@ -706,7 +707,9 @@ def _gpt2_generated(part: str) -> list[Case]:
 def _loaded_reference(merges: list[tuple[bytes, bytes]], special_tokens: dict[str, int]) -> dict[str, Any]:
     """What other libraries must give on :data:`bpe_lab.harness.LOAD_TEXT` with the files of these merges."""
     ids = ref.encode_text(LOAD_TEXT, merges, ref.GPT4_PATTERN, special_tokens)
-    return {"ids": ids, "characters": {c: b for b, c in ref.bytes_to_unicode().items()}, "specials": special_tokens}
+    characters = {c: b for b, c in ref.bytes_to_unicode().items()}
+    files = ref.gpt2_files(merges, special_tokens)
+    return {"ids": ids, "characters": characters, "specials": special_tokens, "files": files}
 
 
 def check_gpt2_files(fn: Callable[..., Any], part: str = "files", time_limit: float = DEFAULT_TIME_LIMIT) -> None:

@@ -60,7 +60,8 @@ def _worker_source() -> str:
     worker = Path(__file__).with_name("judge_worker.py").read_text(encoding="utf-8")
     inlined = {
         "from bpe_lab.codec import pack, unpack  # judge.WORKER_SOURCE puts the codec's text here instead\n": codec,
-        "from bpe_lab.probes import materialized, stream_probe  # judge.WORKER_SOURCE puts its text here\n": probes,
+        "from bpe_lab.probes import materialized, release_free_memory, stream_probe"
+        "  # judge.WORKER_SOURCE: its text\n": probes,
     }
     for line, module in inlined.items():
         if worker.count(line) != 1:
@@ -452,6 +453,8 @@ class Session:
         message = {"op": "stream", "name": name, "lines": lines, "args": sent, "keep": keep, "repeat": repeat}
         # ``timeout``: CPU seconds; the wall clock only as the session's backstop against sleeping
         limit = self.call_limit if timeout is None else TimeLimit(timeout, max(self.call_limit.wall, 10 * timeout))
+        if watch:  # the figure is what this call allocates, whatever earlier calls freed
+            self._request({"op": "trim"}, limit)
         watched = measure.Watch(self.worker_pid()) if watch else None
         with watched or contextlib.nullcontext():
             try:

@@ -12,6 +12,8 @@ Requests (``op``) and replies:
   ``{"errors": {id: "Type: message"}}`` for the cells that raised.
 * ``lookup`` ``{"names": [...]}`` replies ``{"names": {name: {"kind": "function" | "value" | "missing"
   | "unreadable", "value": ...}}}``.
+* ``trim`` ``{}``: gives the memory the worker freed back to the system (before a memory measurement); replies
+  ``{}``.
 * ``stream`` ``{"name", "lines", "args", "keep", "repeat"}`` calls ``name(lines..., *args)`` through
   :func:`bpe_lab.probes.stream_probe` (the lines fed lazily, the result consumed); replies ``{"value": probe}``.
 * ``call`` ``{"name", "args", "kwargs"}`` calls the function (a file argument, :class:`bpe_lab.codec.FileBytes`,
@@ -33,7 +35,7 @@ import sys
 import types
 
 from bpe_lab.codec import pack, unpack  # judge.WORKER_SOURCE puts the codec's text here instead
-from bpe_lab.probes import materialized, stream_probe  # judge.WORKER_SOURCE puts its text here
+from bpe_lab.probes import materialized, release_free_memory, stream_probe  # judge.WORKER_SOURCE: its text
 
 BLOCKED = ("bpe_ref", "autograder", "bpe_lab", "bpe_lab_solutions")
 
@@ -164,6 +166,9 @@ def main():
                     except BaseException:
                         found[name] = {"kind": "unreadable", "value": describe(namespace[name])}
             reply({"names": found})
+        elif op == "trim":  # before a measurement of memory: what earlier calls freed goes back to the system
+            release_free_memory()
+            reply({})
         elif op == "stream":
             rest = materialized([unpack(a) for a in request["args"]])
             try:

@@ -84,6 +84,10 @@ def _drew(cell: nbformat.NotebookNode) -> bool:
     return any(out.output_type in drawn and set(out.get("data", {})) & set(shown) for out in cell.outputs)
 
 
+def _printed(cell: nbformat.NotebookNode) -> str:
+    return "".join(out.get("text", "") for out in cell.outputs if out.output_type == "stream")
+
+
 def test_the_answer_key_is_not_importable_there(learner_python: Path, tmp_path: Path) -> None:
     names = ("bpe_ref", "autograder", "tiktoken", "nbgrader", "bpe_lab_solutions")
     probe = f"import importlib.util as u; print([n for n in {names!r} if u.find_spec(n)])"
@@ -129,7 +133,8 @@ def test_a_release_notebook_runs_top_to_bottom_with_its_charts(
     for grade_id, ename, evalue in _errors(nb):
         assert ename == "NotImplementedError" or "NotImplementedError" in evalue, (grade_id, ename, evalue)
     charts = [cell for cell in nb.cells if cell.cell_type == "code" and _grade_id(cell).startswith("chart_")]
-    assert charts and all(_drew(cell) for cell in charts), [_grade_id(c) for c in charts if not _drew(c)]
+    waiting = [c for c in charts if learner_env.runs_the_learners_own(c) and "not done yet" in _printed(c)]
+    assert charts and all(_drew(c) or c in waiting for c in charts), [_grade_id(c) for c in charts if not _drew(c)]
 
 
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)

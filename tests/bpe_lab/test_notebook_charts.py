@@ -17,6 +17,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
+from . import learner_env
+
 nbclient = pytest.importorskip("nbclient")
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -50,14 +52,6 @@ def errors(cell) -> list[str]:
     return [f"{out.get('ename')}: {out.get('evalue')}" for out in cell.get("outputs", []) if out.output_type == "error"]
 
 
-def _runs_the_learners_own(cell) -> bool:
-    """A chart of 06 (:mod:`bpe_lab.charts.scale`) times and runs the learner's own functions and draws no trace of
-    the course's: on the stubs it names the exercises it waits for instead of drawing."""
-    return "from bpe_lab.charts import" in cell.source and any(
-        name in cell.source for name in ("time_per_merge", "compression")
-    )
-
-
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: f"{p.parent.parent.name}/{p.parent.name}")
 def test_chart_cells_run_without_the_answer_key(path, tmp_path, monkeypatch):
     monkeypatch.delenv("NBGRADER_EXECUTION", raising=False)
@@ -83,7 +77,7 @@ def test_chart_cells_run_without_the_answer_key(path, tmp_path, monkeypatch):
         assert "skipped while nbgrader executes" not in text
         if grade_id(cell).startswith("chart"):
             shown = [out for out in cell.outputs if out.output_type in ("execute_result", "display_data")]
-            if not shown and path.is_relative_to(ROOT / "notebooks") and _runs_the_learners_own(cell):
+            if not shown and path.is_relative_to(ROOT / "notebooks") and learner_env.runs_the_learners_own(cell):
                 assert "not done yet" in text, f"{grade_id(cell)} says nothing on the stubs: {cell.outputs}"
                 continue
             assert shown and WIDGET in shown[-1]["data"], f"{grade_id(cell)} shows no widget: {cell.outputs}"
