@@ -33,6 +33,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from . import measure
 from .codec import Unreadable, pack, unpack
 from .harness import DEFAULT_TIME_LIMIT, CallTimeout, active_limit, add_note
 
@@ -243,6 +244,45 @@ class Session:
             return []
         answers = reply.get("answers")
         return [a for a in answers if isinstance(a, dict)] if isinstance(answers, list) else []
+
+    def stream(
+        self,
+        name: str,
+        lines: list[str],
+        args: tuple[Any, ...],
+        keep: int,
+        repeat: int = 1,
+        timeout: float | None = None,
+        watch: bool = False,
+    ) -> tuple[dict[str, Any], measure.Watch | None]:
+        """``name(lines..., *args)`` through :func:`bpe_lab.probes.stream_probe` in the worker (the lines fed lazily
+        there): its probe and, with ``watch``, what the worker spent meanwhile (read from ``/proc`` here), as the
+        grader's session does.
+
+        Raises:
+            CallTimeout: out of CPU time; the learner's exception under its own name.
+        """
+        limit = DEFAULT_TIME_LIMIT if timeout is None else timeout
+        sent = _packed(name, args)
+        if watch:
+            self._request({"op": "trim"}, BACKSTOP)
+        watched = measure.Watch(self.process.pid) if watch and self.process is not None else None
+        message = {"op": "stream", "name": name, "lines": lines, "args": sent, "keep": keep, "repeat": repeat,
+                   "limit": limit}  # fmt: skip
+        try:
+            with watched or contextlib.nullcontext():
+                reply = self._request(message, limit * BACKSTOP)
+        except _NoReply:
+            raise CallTimeout("wall", limit * BACKSTOP, name) from None
+        if reply.get("timed_out"):
+            self.close()
+            raise CallTimeout("cpu", limit, name)
+        if "raised" in reply:
+            raise learner_exception(reply["raised"])
+        probe = unpack(reply.get("value"))
+        if not isinstance(probe, dict):
+            raise TypeError(f"{name} sent back an answer that cannot be read")
+        return probe, watched
 
     def answer(
         self,

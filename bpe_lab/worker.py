@@ -18,6 +18,9 @@ dropped and never read as a reply. Requests (``op``) and replies:
 * ``call`` ``{"name", "args", "limit"}``: calls the function with ``limit`` seconds of CPU time; replies ``{"value",
   "args_after", "alias"}`` (``alias``: the index of the argument it returned itself), ``{"raised": {"type",
   "message", "where"}}``, ``{"timed_out": true}`` or ``{"unreadable": "type"}`` (not plain data).
+* ``stream`` ``{"name", "lines", "args", "keep", "repeat", "limit"}``: ``name(lines..., *args)`` through
+  :func:`bpe_lab.probes.stream_probe` (the lines fed lazily); replies ``{"value": probe}``, ``{"raised": ...}`` or
+  ``{"timed_out": true}``. ``trim`` ``{}``: the memory freed so far given back to the system; replies ``{}``.
 * ``calls`` ``{"name", "calls": [args, ...], "limit"}``: the same for each argument list in turn, up to the first
   that runs out of time; replies ``{"answers": [...]}``.
 
@@ -31,12 +34,14 @@ import contextlib
 import json
 import os
 import sys
+import tempfile
 import types
 from collections.abc import Callable, Mapping
 from typing import Any
 
 from . import cputime
 from .codec import pack, unpack
+from .probes import materialized, release_free_memory, stream_probe
 
 JUDGING = "BPE_LAB_JUDGING"
 """Set in this process's environment: a ``check()`` or drill cell among the learner's code does nothing here."""
@@ -119,10 +124,35 @@ class _Silent:
         return _Silent()
 
 
+_FILES: list[tempfile.TemporaryDirectory[str]] = []
+
+
+def _files_folder() -> str:
+    """The folder where a file argument (``chunk_counts_file``'s) is written before the call: one per worker,
+    removed when it exits."""
+    if not _FILES:
+        _FILES.append(tempfile.TemporaryDirectory(prefix="bpe-files-"))
+    return _FILES[0].name
+
+
+def _stream(namespace: dict[str, Any], request: dict[str, Any], limit: float) -> dict[str, Any]:
+    """:func:`bpe_lab.probes.stream_probe` of the learner's ``request["name"]``, as the reply to send."""
+    try:
+        rest = materialized([unpack(a) for a in request["args"]], _files_folder())
+        with _cpu_limit(limit):
+            probe = stream_probe(namespace[request["name"]], request["lines"], rest, request["keep"],
+                                 request.get("repeat", 1))  # fmt: skip
+    except _OutOfTime:
+        return {"timed_out": True}
+    except BaseException as exc:
+        return {"raised": _error(exc)}
+    return {"value": pack(probe)}
+
+
 def _call(namespace: dict[str, Any], name: str, packed: list[Any], limit: float) -> dict[str, Any]:
     """One call of the learner's ``name`` on the packed arguments, as the reply to send."""
     try:
-        args = [unpack(a) for a in packed]
+        args = materialized([unpack(a) for a in packed], _files_folder())
         with _cpu_limit(limit):
             value = namespace[name](*args)
     except _OutOfTime:
@@ -191,6 +221,11 @@ def main() -> None:
             reply({"names": found})
         elif op == "call":
             reply(_call(namespace, request["name"], request["args"], float(request["limit"])))
+        elif op == "stream":  # encode_iterable's probe: the lines fed lazily, the ids consumed here
+            reply(_stream(namespace, request, float(request.get("limit", 60.0))))
+        elif op == "trim":  # before a measurement of memory
+            release_free_memory()
+            reply({})
         elif op == "calls":  # the cases of one check at once: one exchange instead of one per case
             answers = []
             for args in request["calls"]:
