@@ -104,10 +104,7 @@ def _chunk_counts(value: object) -> Mapping[bytes, int]:
     for chunk, count in value.items():
         if not isinstance(chunk, bytes) or not chunk:
             raise TypeError(f"a key of chunk_counts must be non-empty bytes, got {short(chunk)}")
-        if isinstance(count, bool) or not isinstance(count, int):
-            raise TypeError(f"chunk_counts[{chunk!r}] must be an int count, got {type(count).__name__} {short(count)}")
-        if count <= 0:
-            raise ValueError(f"chunk_counts[{chunk!r}] must be a positive count, got {count!r}")
+        validate.count("chunk_counts", chunk, count)
     return value
 
 
