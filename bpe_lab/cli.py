@@ -51,6 +51,8 @@ class Outcome:
     points: float = 0.0
     possible: float = 0.0
     cases: int = 0
+    measured: list[str] = field(default_factory=list)  # parts only grading measures (06's speed): no public case
+    measured_points: float = 0.0
 
 
 @dataclass
@@ -247,6 +249,9 @@ def judge(
             outcome.passed = all(failed is None for _, _, failed in parts)
             outcome.points = sum(p for (_, _, failed), p in zip(parts, parts_points) if failed is None)
             outcome.cases = sum(count for _, count, _ in parts)
+            for index, (_, args) in enumerate(HIDDEN_CHECKS[name][len(parts) :], start=len(parts)):
+                outcome.measured.append(str(args[0]) if args else name)
+                outcome.measured_points += parts_points[index] if index < len(parts_points) else 0.0
             for index, (_, _, failed) in enumerate(parts):
                 if failed is not None:
                     text = "\n".join([str(failed), *getattr(failed, "__notes__", [])])
@@ -311,7 +316,11 @@ def format_report(report: Report) -> str:
         lines.append(f"  a cell raised: {error}")
     for outcome in report.outcomes:
         mark = "ok  " if outcome.passed else "FAIL"
-        lines.append(f"  {mark} {outcome.name}  {outcome.points:g}/{outcome.possible:g}")
+        line = f"  {mark} {outcome.name}  {outcome.points:g}/{outcome.possible:g}"
+        if outcome.measured:  # its points are not for the public cases to give
+            what = " and ".join(outcome.measured)
+            line += f"  (+{outcome.measured_points:g} for {what}: measured only when the course grades it)"
+        lines.append(line)
         if outcome.message:
             lines += ["       " + line for line in outcome.message.splitlines()]
     lines.append(f"  ({report.seconds:.1f} s; a graded course checks other inputs too)")

@@ -187,3 +187,14 @@ def test_a_function_that_reaches_a_failing_graded_one_through_a_helper_is_told_t
     assert not outcomes["pretokenize"].passed and not outcomes["encode_bytes"].passed
     assert "note: encode_bytes calls your pretokenize, which fails its own check" in outcomes["encode_bytes"].message
     assert "fix pretokenize first" in outcomes["encode_bytes"].message
+
+
+def test_a_measured_part_is_named_with_its_points_as_graded_only(tmp_path: Path) -> None:
+    """06's speed part has no public case: the line says its points come only from grading, not that they are lost."""
+    a06 = "06_training_at_scale"
+    report = cli.check_notebook(_write(tmp_path, sample_class.finished(COURSE, a06), f"{a06}.ipynb"), ["train_fast"])
+    (outcome,) = report.outcomes
+    assert outcome.passed and outcome.measured == ["speed"]
+    assert outcome.points + outcome.measured_points == outcome.possible > outcome.points
+    line = cli.format_report(report).splitlines()[1]
+    assert line.startswith("  ok   train_fast  ") and f"+{outcome.measured_points:g} for speed: measured only" in line

@@ -37,6 +37,7 @@ own cases, the smallest input on which the mutant is wrong.
 
 from __future__ import annotations
 
+import ast
 import contextlib
 import copy
 import functools
@@ -64,6 +65,8 @@ ROOT = Path(__file__).resolve().parents[2]
 MODULES = [m01, m02, m03, m04, m05, m06]
 IN_PROCESS_GROUP = "mutants-judged-in-process"
 """The worker group (``xdist_group``) of the tests that hold the in-process results (:func:`judged_in_process`)."""
+MATRIX_GROUP = "mutants-matrix"
+"""The worker group of the matrix tests (:func:`run_matrix`), which share their fixed cases' setting."""
 HIDDEN = "CheckFailed: "
 _MARKERS = re.compile(r"^\s*### (BEGIN|END) SOLUTION\s*\n", re.MULTILINE)
 
@@ -281,21 +284,72 @@ def _own(submission: Submission) -> set[str]:
     return {submission.mutant.function} if submission.mutant else {v.function for v in submission.variants}
 
 
+def _names(code: str) -> tuple[frozenset[str], frozenset[str]]:
+    """The top-level names ``code`` defines, and every name it uses (``ast``: a syntax error defines and uses none)."""
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return frozenset(), frozenset()
+    defined: set[str] = set()
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            defined.add(node.name)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            defined.update((a.asname or a.name).split(".")[0] for a in node.names)
+        else:
+            defined.update(n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store))
+    used = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
+    used |= {n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute)}
+    return frozenset(defined), frozenset(used)
+
+
+def reach(submission: Submission, test: GradedCell) -> tuple[str, ...]:
+    """The answers a test cell can reach, in notebook order: those defining a name the cell uses, then, in turn, a
+    name those use (by name: a helper one answer defines and another calls counts, whatever function it is in)."""
+    answers = [(grade_id, code, *_names(code)) for grade_id, code in submission.answers.items()]
+    wanted = set(_names(test.source)[1]) | {test.function}
+    kept: set[str] = set()
+    while True:
+        more = {g for g, _, defined, _ in answers if g not in kept and defined & wanted}
+        if not more:
+            return tuple(code for g, code, _, _ in answers if g in kept)
+        kept |= more
+        for g, _, _, used in answers:
+            if g in more:
+                wanted |= used
+
+
+_CELLS: dict[tuple, Cell] = {}
+"""Outcomes of test cells of functions a submission is not about (a filler's, an alternative's beside a mutant), by
+setting, cell and the code it reaches (:func:`reach`): the same code on the same inputs gives the same outcome, so
+06's measured cells (seconds each) run once per distinct code instead of once per notebook."""
+
+
 def run_in_process(submission: Submission, own_only: bool = False) -> list[Cell]:
     """Execute the given code, the answers and the source test cells in notebook order, in one namespace.
 
     ``own_only``: run only the test cells of the mutant's function (of every variant's, when there is no mutant).
+    The cells of the submission's own functions always run; any other cell's outcome is the one its code gave in
+    an earlier submission, where that code (:func:`reach`) and the setting are the same (:data:`_CELLS`).
     """
     own = _own(submission)
     tests = {t.grade_id: t for t in graded_cells(submission.assignment) if not own_only or t.function in own}
     out = []
     for test, namespace in _walk(submission, tests):
+        key = None
+        if test.function not in own:
+            key = (submission.assignment, test.grade_id, cases.SEED, cases.FIXED_ONLY, reach(submission, test))
+            if key in _CELLS:
+                out.append(_CELLS[key])
+                continue
         try:
             exec(compile(test.source, f"<{test.grade_id}>", "exec"), namespace)
         except Exception as exc:
             out.append(Cell(test.grade_id, test.function, 0.0, test.points, _message(exc)))
         else:
             out.append(Cell(test.grade_id, test.function, test.points, test.points, ""))
+        if key is not None:
+            _CELLS[key] = out[-1]
     return out
 
 
@@ -788,6 +842,10 @@ class Matrix:
         return not any(self.problems.values())
 
 
+_SETTINGS: dict[tuple[str, tuple[str, ...]], tuple[dict[str, list[Cell]], dict[str, dict[str, HiddenFailure]]]] = {}
+"""Each setting's in-process outcomes, judged once per process (:func:`run_matrix`)."""
+
+
 def run_matrix(settings: Iterable[str | int], only: Iterable[str] | None = None) -> Matrix:
     """Judge every submission in process under each setting (a seed, or :data:`FIXED`) and hold the rules."""
     names = [str(s) for s in settings]
@@ -796,8 +854,13 @@ def run_matrix(settings: Iterable[str | int], only: Iterable[str] | None = None)
     problems: dict[str, list[str]] = {}
     for name in names:
         with setting(name):
-            graded = {s.student: run_in_process(s) for s in subs}
-            hidden = {s.student: hidden_failures(s) for s in subs if s.mutant}
+            key = (name, tuple(s.student for s in subs))
+            if key not in _SETTINGS:  # the fixed cases' run is one setting of both matrix tests
+                _SETTINGS[key] = (
+                    {s.student: run_in_process(s) for s in subs},
+                    {s.student: hidden_failures(s) for s in subs if s.mutant},
+                )
+            graded, hidden = _SETTINGS[key]
             table_rows, broken = verdicts(subs, graded, hidden=hidden)
         problems[name] = broken
         for row in table_rows:

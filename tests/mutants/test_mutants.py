@@ -80,6 +80,7 @@ def test_message_rule():
     assert harness.message_problem("ValueError: max() arg is an empty sequence", None) is not None
 
 
+@pytest.mark.xdist_group(harness.MATRIX_GROUP)  # its setting is one of the five-seed matrix's: judged once
 def test_the_fixed_cases_alone_kill_every_mutant_and_fail_no_correct_answer():
     """Every rule the notebooks state is a fixed case: with every generated input dropped, nothing changes."""
     matrix = harness.run_matrix([harness.FIXED])
@@ -100,6 +101,7 @@ def test_a_setting_changes_the_generated_inputs_and_restores_them():
 
 
 @pytest.mark.slow
+@pytest.mark.xdist_group(harness.MATRIX_GROUP)
 def test_under_five_seeds_every_mutant_is_killed_and_no_correct_answer_loses_a_point():
     matrix = harness.run_matrix([harness.FIXED, 1, 2, 3, 4, 5])
     print(matrix.text())
