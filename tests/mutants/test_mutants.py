@@ -106,3 +106,19 @@ def test_under_five_seeds_every_mutant_is_killed_and_no_correct_answer_loses_a_p
     matrix = harness.run_matrix([harness.FIXED, 1, 2, 3, 4, 5])
     print(matrix.text())
     assert matrix.ok, matrix.text()
+
+
+def test_a_cell_reaches_every_answer_that_defines_a_name_it_uses():
+    """The harness itself: a cell's outcome is shared between notebooks only where the code it reaches is the same,
+    and that code includes a helper another function's answer defines (or redefines) by the same name."""
+    module = harness.MODULES[0]
+    answers = {
+        "get_pair_counts": "def get_pair_counts(ids):\n    return _pairs(ids)\n",
+        "merge": "def _pairs(ids):\n    return {}\n\ndef merge(ids, pair, idx):\n    return ids\n",
+    }
+    sub = harness.Submission("m-reach", module.ASSIGNMENT, answers, [])
+    counts = next(t for t in harness.graded_cells(module.ASSIGNMENT) if t.function == "get_pair_counts")
+    assert harness.reach(sub, counts) == (answers["get_pair_counts"], answers["merge"])
+    plain_merge = "def merge(ids, pair, idx):\n    return ids\n"
+    alone = harness.Submission("m-alone", module.ASSIGNMENT, {**answers, "merge": plain_merge}, [])
+    assert harness.reach(alone, counts) == (answers["get_pair_counts"],)
