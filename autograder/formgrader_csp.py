@@ -94,9 +94,10 @@ class FormgraderCSP(OutputTransform):
 
     def __init__(self, request: Any) -> None:
         path = getattr(request, "path", "") or ""
-        self.formgrader = bool(_FORMGRADER.search(path))
+        found = _FORMGRADER.search(path)
+        self.formgrader = found is not None
         self.files = bool(_FILES.search(path))
-        parts = path[_FORMGRADER.search(path).end() :].split("/") if self.formgrader else []
+        parts = path[found.end() :].split("/") if found is not None else []
         self.refused = self.formgrader and not self.files and not all(SAFE_SEGMENT.match(p) for p in parts)
 
     def transform_first_chunk(self, status_code: int, headers: Any, chunk: bytes, finishing: bool):

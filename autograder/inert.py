@@ -378,7 +378,7 @@ def clean_outputs(outputs: list, budget: Budget | None = None) -> list:
     return kept
 
 
-CELL_METADATA_VALUES = {
+CELL_METADATA_VALUES: dict[str, type | tuple[type, ...]] = {
     "deletable": bool,
     "editable": bool,
     "trusted": bool,

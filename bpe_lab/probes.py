@@ -87,7 +87,8 @@ def stream_probe(fn, lines, args, keep, repeat=1):
 
     result = fn(source(), *args)
     lazy = not isinstance(result, (list, tuple))
-    kept, count, crc, first_read, bad = [], 0, 0, None, None
+    kept: list[int] = []
+    count, crc, first_read, bad = 0, 0, None, None
     block = array.array("i")
     for item in result:
         if first_read is None:

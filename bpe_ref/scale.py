@@ -26,6 +26,7 @@ import concurrent.futures
 import multiprocessing
 import os
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+from typing import Any
 
 import regex
 
@@ -352,10 +353,10 @@ def train_plain(chunk_counts: Mapping[bytes, int], vocab_size: int) -> ByteMerge
         >>> train_plain({b"hug": 10, b"pug": 5, b"hugs": 1}, 258)
         [(b'u', b'g'), (b'h', b'ug')]
     """
-    words = [[[chunk[i : i + 1] for i in range(len(chunk))], count] for chunk, count in chunk_counts.items()]
-    merges = []
+    words: list[list[Any]] = [[[chunk[i : i + 1] for i in range(len(chunk))], n] for chunk, n in chunk_counts.items()]
+    merges: list[tuple[bytes, bytes]] = []
     while 256 + len(merges) < vocab_size:
-        counts = {}
+        counts: dict[tuple[bytes, bytes], int] = {}
         for symbols, count in words:
             for pair in zip(symbols, symbols[1:]):
                 counts[pair] = counts.get(pair, 0) + count

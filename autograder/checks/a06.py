@@ -63,6 +63,13 @@ EOT = {"<|endoftext|>": 50256}
 GENESIS = Path(__file__).resolve().parents[2] / "data" / "kjv_genesis.txt"
 
 
+def _fixed_then_generated(
+    fixed: dict[str, list[Case]], generated: Callable[[str], list[Case]], part: str
+) -> list[Case]:
+    """A part's cases: its fixed ones (every rule the notebook states), then the generated ones of the seed."""
+    return list(fixed[part]) + gen.generated(generated(part))
+
+
 @functools.lru_cache(maxsize=1)
 def genesis() -> str:
     return GENESIS.read_text(encoding="utf-8")
@@ -135,7 +142,7 @@ CHUNK_COUNTS = Spec(
     "chunk_counts",
     ref.chunk_counts,
     _COUNTS,
-    {p: Part(lambda p=p: list(COUNTS_FIXED[p]) + gen.generated(_counts_generated(p))) for p in COUNTS_FIXED},
+    {p: Part(functools.partial(_fixed_then_generated, COUNTS_FIXED, _counts_generated, p)) for p in COUNTS_FIXED},
     remember=False,
 )
 
@@ -217,7 +224,7 @@ CHUNK_COUNTS_FILE = Spec(
     "chunk_counts_file",
     ref.chunk_counts_file,
     ("counts_or_error", {}),
-    {p: Part(lambda p=p: list(FILE_FIXED[p]) + gen.generated(_file_generated(p))) for p in FILE_FIXED},
+    {p: Part(functools.partial(_fixed_then_generated, FILE_FIXED, _file_generated, p)) for p in FILE_FIXED},
     adapter="with_files",
     remember=False,
 )
@@ -388,7 +395,7 @@ def check_speed(fn: Callable[..., Any], time_limit: float = DEFAULT_TIME_LIMIT) 
     remote = session is not None and hasattr(session, "timed_call") and measure.available()
 
     def learner() -> tuple[Any, float]:
-        if remote:
+        if remote and session is not None:
             return session.timed_call(fn.__name__, case.args, timeout=SPEED_BUDGET)
         return _cpu_seconds_here(fn, case.args)
 
@@ -445,7 +452,7 @@ TRAIN_FAST = Spec(
     "train_fast",
     ref.train_fast,
     ("sequence", {"of_pairs": True}),
-    {p: Part(lambda p=p: list(TRAIN_FIXED[p]) + gen.generated(_train_generated(p))) for p in TRAIN_FIXED},
+    {p: Part(functools.partial(_fixed_then_generated, TRAIN_FIXED, _train_generated, p)) for p in TRAIN_FIXED},
     remember=False,
     measured={"speed": check_speed},
 )
@@ -553,7 +560,8 @@ def _memory_input() -> list[Case]:
     merges = merges_of(ref.GPT2_PATTERN, 256 + 1000, 200_000)
     while True:
         start = rng.randrange(0, len(lines) // 2)
-        passage, end = [], start
+        passage: list[str] = []
+        end = start
         while sum(map(len, passage)) < 64_000:
             passage.append(lines[end])
             end += 1
@@ -578,7 +586,7 @@ def check_memory(fn: Callable[..., Any], time_limit: float = DEFAULT_TIME_LIMIT)
     session = getattr(fn, "_session", None)
     remote = session is not None and hasattr(session, "stream") and measure.available()
     try:
-        if remote:
+        if remote and session is not None:
             probe, watch = session.stream(fn.__name__, passage, (merges, pattern, specials), keep=0, repeat=repeat,
                                           timeout=120.0, watch=True)  # fmt: skip
             held, how = watch.rss_growth, "resident memory"

@@ -83,8 +83,8 @@ class ArchiveCollector(FileNameCollectorPlugin):
         if not STUDENT_ID.match(student):
             self._refuse(f"{submitted_file}: the student id {student!r} is not a plain name: not collected")
         if len(parts) > 1:  # inside an archive: its own name says which notebook, never whose
-            inner = re.match(self.named_regexp, parts[-1])
-            inner = inner.groupdict() if inner else None
+            named = re.match(self.named_regexp, parts[-1])
+            inner = named.groupdict() if named else None
             if inner and inner.get("student_id") not in (None, student):
                 self._refuse(
                     f"{submitted_file} is inside the archive {parts[0]!r} of student {student!r} but its name claims "

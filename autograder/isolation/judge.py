@@ -66,7 +66,7 @@ def _worker_source() -> str:
     for line, module in inlined.items():
         if worker.count(line) != 1:
             raise RuntimeError(f"judge_worker.py must import {module.__name__} on one line of its own")
-        text = Path(module.__file__).read_text(encoding="utf-8")
+        text = Path(str(module.__file__)).read_text(encoding="utf-8")
         worker = worker.replace(
             line, "\n".join(t for t in text.splitlines() if "judge.WORKER_SOURCE drops" not in t) + "\n"
         )

@@ -116,6 +116,8 @@ class LimitedKernelManager(AsyncKernelManager):
         await super()._async_launch_kernel(kernel_cmd, **kw)
         if self._bwrap:  # the clients (and the control socket) reach the sockets through the sandbox's root
             process = getattr(self.provisioner, "process", None)
+            if process is None:
+                raise RuntimeError("the kernel's provisioner started no process to find the sandbox's root through")
             self.ip = sandbox_root(process.pid, process.poll) + SOCKETS + "/kernel"
 
     _launch_kernel = _async_launch_kernel
