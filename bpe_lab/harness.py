@@ -50,37 +50,65 @@ above what a correct function needs on the busiest machine (a busy machine slows
 
 _MAX_ITEMS = 12
 _MAX_TEXT = 160
+_TIGHTER = ((_MAX_ITEMS, _MAX_TEXT), (6, 60), (3, 30), (2, 12))
+"""The limits :func:`show` and :func:`format_call` try in turn (items per container, characters per text) until
+what they show fits its budget."""
+SHOW_CHARS = 360
+"""At most this many characters for one value a message shows (``expected: ...``, ``returned: ...``)."""
+CALL_CHARS = 700
+"""At most this many characters for the call a message names, so that the three lines of a failure always fit the
+2,000 characters a grader keeps of a message (``autograder.isolation.judge.MAX_MESSAGE``)."""
 
 
 def show(value: Any, _depth: int = 0) -> str:
-    """A short, one-line ``repr`` of ``value`` for failure messages: order kept, long containers elided.
+    """A short, one-line ``repr`` of ``value`` for failure messages: order kept, long containers elided, and at most
+    :data:`SHOW_CHARS` characters in all (a list of long lines shows fewer of them, each shorter).
 
     A large table of mergeable ranks (bytes keys) shows how many single bytes it has, then its merged tokens.
 
     Example:
         >>> show({bytes([i]): i for i in range(256)} | {b"ab": 256})
         "{<256 single bytes>, b'ab': 256}"
+        >>> len(show(["x" * 500] * 40)) <= SHOW_CHARS
+        True
     """
+    return _fitted([value], SHOW_CHARS, lambda parts: parts[0])
+
+
+def _fitted(values: Sequence[Any], budget: int, join: Callable[[list[str]], str]) -> str:
+    """``join`` of the values shown under the first limits of :data:`_TIGHTER` that fit ``budget``; else cut."""
+    text = ""
+    for items, chars in _TIGHTER:
+        text = join([_show(v, 0, items, chars) for v in values])
+        if len(text) <= budget:
+            return text
+    return text[: budget - 3] + "..."
+
+
+def _show(value: Any, _depth: int, items_at_most: int, chars: int) -> str:
     if _depth > 3:
         return "..."
     if type(value) is dict:
         items = list(value.items())
         head = ""
-        if len(items) > _MAX_ITEMS and all(type(k) is bytes for k, _ in items):
+        if len(items) > items_at_most and all(type(k) is bytes for k, _ in items):
             # mergeable ranks: the single bytes are the same in every table; the merged tokens are what differs
             singles = sum(1 for k, _ in items if len(k) == 1)
             items = [(k, v) for k, v in items if len(k) != 1]
             head = f"<{singles} single bytes>" + (", " if items else "") if singles else ""
-        body = ", ".join(f"{show(k, _depth + 1)}: {show(v, _depth + 1)}" for k, v in items[:_MAX_ITEMS])
-        return "{" + head + body + (", ..." if len(items) > _MAX_ITEMS else "") + "}"
+        body = ", ".join(
+            f"{_show(k, _depth + 1, items_at_most, chars)}: {_show(v, _depth + 1, items_at_most, chars)}"
+            for k, v in items[:items_at_most]
+        )
+        return "{" + head + body + (", ..." if len(items) > items_at_most else "") + "}"
     if type(value) in (list, tuple):
-        body = ", ".join(show(x, _depth + 1) for x in value[:_MAX_ITEMS])
-        more = ", ..." if len(value) > _MAX_ITEMS else ""
+        body = ", ".join(_show(x, _depth + 1, items_at_most, chars) for x in value[:items_at_most])
+        more = ", ..." if len(value) > items_at_most else ""
         if isinstance(value, list):
             return "[" + body + more + "]"
         return "(" + body + ("," if len(value) == 1 else "") + more + ")"
     text = repr(value).replace("\n", "\\n")
-    return text if len(text) <= _MAX_TEXT else text[: _MAX_TEXT - 3] + "..."
+    return text if len(text) <= chars else text[: chars - 3] + "..."
 
 
 class Described:
@@ -390,8 +418,16 @@ def learners_line(exc: BaseException) -> str:
 
 
 def format_call(name: str, args: Sequence[Any]) -> str:
-    """``name(arg, ...)`` with each argument shown by :func:`show`."""
-    return f"{name}({', '.join(show(a) for a in args)})"
+    """``name(arg, ...)`` with each argument shown as :func:`show` does, at most :data:`CALL_CHARS` characters in
+    all (forty long lines of text show fewer, shorter ones).
+
+    Example:
+        >>> format_call("merge", ([5, 5, 5], (5, 5), 7))
+        'merge([5, 5, 5], (5, 5), 7)'
+        >>> len(format_call("encode_iterable", (["a line " * 30] * 40, [(b"a", b"b")] * 500))) <= CALL_CHARS
+        True
+    """
+    return _fitted(list(args), CALL_CHARS, lambda parts: f"{name}({', '.join(parts)})")
 
 
 def fail(call_text: str, expected: Any, returned: str, note: str = "", *, shown: bool = False) -> CheckFailed:
