@@ -28,10 +28,10 @@ SHARED_FIXTURES = ("graded_sample_class",)
 
 FIRST = (
     "mutants-judged-in-process",
+    "mutants-matrix",
     "tests/autograder/test_adversarial_nbgrader.py",
     "tests/autograder/test_adversarial.py",
     "graded_sample_class",
-    "mutants-matrix",
     "tests/bpe_lab/test_learner_install.py",
     "tests/autograder/test_instructor_workflow.py",
 )
