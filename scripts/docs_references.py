@@ -199,6 +199,25 @@ def broken_links(markdown: str, base: Path) -> list[str]:
     return problems
 
 
+def unmapped_modules(markdown: str, root: Path = ROOT) -> list[str]:
+    """The modules of :data:`PACKAGES` (``__init__.py`` and ``__main__.py`` aside) that the file map in ``markdown``
+    does not name, as paths: a file map has one line per module.
+
+    Example:
+        >>> file_map = ["* `autograder/`: the grader", "    * `cli.py`: its commands"]
+        >>> unmapped_modules("\\n".join(file_map), Path("/nowhere"))
+        []
+    """
+    named = set(_nested_paths(_prose(markdown), root))
+    found = sorted(
+        path.relative_to(root).as_posix()
+        for package in PACKAGES
+        for path in (root / package).rglob("*.py")
+        if path.name not in ("__init__.py", "__main__.py") and "sample_class" not in path.parts
+    )
+    return [path for path in found if path not in named]
+
+
 def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
     """MkDocs event: warn about each stale name on a page (``--strict`` turns the warnings into a failed build)."""
     for problem in stale_references(markdown, ROOT):
@@ -212,3 +231,5 @@ def on_pre_build(config: Any) -> None:
     text = readme.read_text(encoding="utf-8")
     for problem in stale_references(text, ROOT) + broken_links(text, ROOT):
         log.warning(f"README.md names {problem}")
+    for path in unmapped_modules(text, ROOT):
+        log.warning(f"README.md's file map has no line for {path} (one line per module)")

@@ -90,3 +90,14 @@ def test_the_hook_warns_where_mkdocs_strict_counts_warnings(repository, caplog, 
 def test_the_docstring_example_holds():
     result = doctest.testmod(docs_references)
     assert result.attempted > 0 and result.failed == 0
+
+
+def test_a_module_the_file_map_has_no_line_for_is_named(repository):
+    (repository / "autograder" / "extra.py").write_text("X = 1\n")
+    page = "* `autograder/`: the grader\n    * `cli.py`: its commands\n"
+    assert docs_references.unmapped_modules(page, repository) == ["autograder/extra.py"]
+    assert docs_references.unmapped_modules(page + "    * `extra.py`: more\n", repository) == []
+
+
+def test_the_readme_file_map_has_a_line_for_every_module():
+    assert docs_references.unmapped_modules((ROOT / "README.md").read_text(encoding="utf-8"), ROOT) == []
