@@ -7,7 +7,8 @@ tell whether the committed ``notebooks/`` are stale. The release also writes the
 and ``--check`` compares it too: the chart traces (``bpe_lab/data/traces/``, from :mod:`bpe_ref.traces`) and the
 expected answers of the public cases that the learner's ``check`` reads (``bpe_lab/data/expected/``,
 :mod:`autograder.checks.public_cases`), and the drill's problem pages and model solutions
-(:mod:`autograder.course.problems`).
+(:mod:`autograder.course.problems`); and it holds the source notebooks and the learner's list of checks to the
+checks' specs (:mod:`autograder.course.contract`).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from pathlib import Path
 import nbformat
 
 from ..checks import public_cases
+from . import contract
 from . import problems as drill_problems
 from .directory import CourseError, Workspace, assignments
 
@@ -108,5 +110,6 @@ def stale(course_root: Path, only: list[str] | None = None) -> list[str]:
                     problems.append(f"notebooks/{name}/{rel} is stale")
         if set(names) == set(assignments(course_root)):  # the drill's pages and model solutions, from every one
             problems += drill_problems.stale(course_root, Path(tmp))
+            problems += contract.problems(course_root)  # the notebooks and the learner's list agree with the specs
         # the data the learner's toolkit ships: the charts' traces and the expected answers its check reads
         return problems + chart_traces.stale(course_root / TRACES) + public_cases.stale(course_root)
