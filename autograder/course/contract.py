@@ -26,7 +26,7 @@ from bpe_lab import cells as nbcells
 
 from ..checks import SPECS
 from ..checks.spec import ALL
-from .directory import assignments
+from .directory import assignments, source_notebook
 
 _CALL = re.compile(r"^\s*(check_\w+)\(\s*(\w+)\s*(?:,\s*[\"'](\w+)[\"'])?", re.MULTILINE)
 """A hidden check's call in a test cell: ``check_merge(merge, "overlaps")``, ``check_pretokenize(pretokenize)``."""
@@ -81,7 +81,7 @@ def problems(course_root: Path) -> list[str]:
     found: list[str] = []
     graded: dict[str, list[str]] = {}
     for assignment in assignments(course_root):
-        path = course_root / "solutions" / assignment / f"{assignment}.ipynb"
+        path = source_notebook(course_root, assignment)
         parts, said = notebook_parts(nbformat.read(path, 4), f"solutions/{assignment}: ")
         found += said
         for function, listed in parts.items():

@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
+import re
 import shutil
 import warnings
 from dataclasses import dataclass, field
@@ -52,9 +53,39 @@ def find_course_root(start: Path | None = None) -> Path:
     raise CourseError(f"no course directory (with {CONFIG_FILE} and solutions/) at or above {here}; use --course DIR")
 
 
+SOURCE_DIRECTORY = "solutions"
+"""The source notebooks' folder where a course's configuration does not say (this course's says ``solutions``)."""
+
+
+def source_folder(root: Path) -> Path:
+    """The folder of the course's source notebooks: ``CourseDirectory.source_directory`` of its
+    ``nbgrader_config.py`` (relative to ``root``), the one place that names it.
+
+    Example:
+        >>> source_folder(Path("/nowhere")).name
+        'solutions'
+    """
+    text = ""
+    try:
+        text = (root / CONFIG_FILE).read_text(encoding="utf-8")
+    except OSError:
+        pass
+    found = _SOURCE_SETTING.search(text)  # read, not run: the configuration also registers the grading pipeline
+    return root / (found.group(2) if found else SOURCE_DIRECTORY)
+
+
+_SOURCE_SETTING = re.compile(r"^c\.CourseDirectory\.source_directory\s*=\s*([\"'])([^\"'\n]+)\1", re.MULTILINE)
+
+
+def source_notebook(root: Path, assignment: str) -> Path:
+    """The source notebook of ``assignment``: ``<source folder>/<assignment>/<assignment>.ipynb``."""
+    return source_folder(root) / assignment / f"{assignment}.ipynb"
+
+
 def assignments(root: Path) -> list[str]:
-    """The assignment ids of the course: the folders of ``solutions/`` that hold a notebook, sorted."""
-    source = root / "solutions"
+    """The assignment ids of the course: the folders of the source folder (:func:`source_folder`) that hold a
+    notebook, sorted."""
+    source = source_folder(root)
     return sorted(p.name for p in source.iterdir() if p.is_dir() and any(p.glob("*.ipynb")))
 
 
@@ -88,7 +119,7 @@ class Workspace:
                 shutil.rmtree(target)
             elif target.exists():
                 target.unlink()
-        shutil.copytree(course_root / "solutions", path / "source")
+        shutil.copytree(source_folder(course_root), path / "source")
         return cls(course_root=course_root, path=path, overrides=dict(overrides or {}))
 
     @property
@@ -151,7 +182,7 @@ class Workspace:
         digest.update((self.course_root / CONFIG_FILE).read_bytes())
         for name in sorted(names):
             digest.update(name.encode())
-            for path in sorted((self.course_root / "solutions" / name).rglob("*")):
+            for path in sorted((source_folder(self.course_root) / name).rglob("*")):
                 if path.is_file():
                     digest.update(str(path.relative_to(self.course_root)).encode() + path.read_bytes())
         cached = cache_dir() / f"gradebook-{digest.hexdigest()[:24]}.db"
@@ -218,7 +249,7 @@ def make_course_directory(course_root: Path, path: Path, gradebook_url: str | No
     text = COURSE_CONFIG_TEMPLATE.format(
         config=str((course_root / CONFIG_FILE).resolve()),
         root=str(path),
-        source=str((course_root / "solutions").resolve()),
+        source=str(source_folder(course_root).resolve()),
         db_url=gradebook_url or f"sqlite:///{path / 'gradebook.db'}",
     )
     config_file = path / CONFIG_FILE

@@ -26,7 +26,7 @@ from bpe_lab import cells as nbcells
 from .. import doctor
 from ..isolation.judge import judge_cells, kernel_limits, worker_session
 from . import grading, submissions
-from .directory import load_config
+from .directory import load_config, source_notebook
 
 CHECK_TIMEOUTS = {
     "call_timeout": 3.0,
@@ -38,10 +38,6 @@ CHECK_TIMEOUTS = {
 }
 """Limits for ``check`` (:data:`autograder.isolation.judge.TIMEOUTS`): CPU seconds per call in a test cell's own
 lines, per cell of the submission and for the whole notebook; then the wall clock's backstops for each."""
-
-
-def _source_notebook(course_root: Path, assignment: str) -> Path:
-    return course_root / "solutions" / assignment / f"{assignment}.ipynb"
 
 
 def check_notebook(
@@ -72,7 +68,7 @@ def check_notebook(
     timeouts = {**CHECK_TIMEOUTS, **(timeouts or {})}
     if "JudgeTests.cell_timeout" in overrides:
         timeouts["cell_timeout"] = float(overrides["JudgeTests.cell_timeout"])
-    source_path = _source_notebook(course_root, submission.assignment)
+    source_path = source_notebook(course_root, submission.assignment)
     result = grading.Result(submission, possible=grading.max_points(course_root, submission.assignment))
     nb, problems = doctor.examine(submission.path, source_path, f"{submission.assignment}.ipynb")
     result.problems = [str(p) for p in problems]

@@ -25,7 +25,7 @@ from bpe_lab import cells as nbcells
 from .. import doctor
 from ..inert import csv_text, csv_writer  # noqa: F401 - csv_text: kept importable from here
 from . import timestamps
-from .directory import Workspace, assignments, make_course_directory
+from .directory import Workspace, assignments, make_course_directory, source_notebook
 from .gradebook import duedate_of, ensure_assignments, upsert_submission
 from .pool import run_contained
 from .submissions import Submission, stage
@@ -77,7 +77,7 @@ class Result:
 
 def max_points(course_root: Path, assignment: str) -> float:
     """The points of an assignment: the sum over the graded cells of its source notebook (0 if unknown)."""
-    source = course_root / "solutions" / assignment / f"{assignment}.ipynb"
+    source = source_notebook(course_root, assignment)
     try:
         cells = nbformat.read(source, 4).cells
     except (OSError, ValueError):
@@ -87,7 +87,7 @@ def max_points(course_root: Path, assignment: str) -> float:
 
 def exercises(course_root: Path, assignment: str) -> dict[str, str]:
     """Map each test cell's ``grade_id`` to its exercise: the solution cell (function) above it."""
-    source = course_root / "solutions" / assignment / f"{assignment}.ipynb"
+    source = source_notebook(course_root, assignment)
     mapping: dict[str, str] = {}
     current = ""
     try:

@@ -34,6 +34,8 @@ import nbformat
 from bpe_lab import cells
 from bpe_lab.selfcheck import HIDDEN_CHECKS, JUDGED_BY
 
+from .directory import source_notebook
+
 PAGES = Path("bpe_lab") / "data" / "drill" / "exercises.json"
 """The problem pages, relative to the course directory (the learner's toolkit ships them)."""
 SOLUTIONS = Path("learner") / "solutions" / "bpe_lab_solutions" / "data" / "solutions.json"
@@ -152,7 +154,7 @@ def build(course_root: Path, released_root: Path) -> dict[Path, bytes]:
     pages: list[dict] = []
     solutions: dict[str, dict] = {}
     for assignment in assignments(course_root):
-        source = nbformat.read(course_root / "solutions" / assignment / f"{assignment}.ipynb", as_version=4)
+        source = nbformat.read(source_notebook(course_root, assignment), as_version=4)
         released = nbformat.read(released_root / assignment / f"{assignment}.ipynb", as_version=4)
         for exercise in exercises(source, released, assignment):
             solutions[exercise["name"]] = {k: exercise.pop(k) for k in SOLUTION_FIELDS}

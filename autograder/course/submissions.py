@@ -19,7 +19,7 @@ import nbformat
 from bpe_lab import cells as nbcells
 
 from .. import doctor
-from .directory import CourseError, assignments
+from .directory import CourseError, assignments, source_notebook
 
 
 @dataclass(frozen=True)
@@ -65,7 +65,7 @@ def detect_assignment(path: Path, known: list[str], course_root: Path) -> str | 
         return None
     best, overlap = None, 0
     for name in known:
-        source = course_root / "solutions" / name / f"{name}.ipynb"
+        source = source_notebook(course_root, name)
         try:
             source_ids = {nbcells.grade_id(c) for c in nbformat.read(source, 4).cells}
         except (OSError, ValueError):

@@ -14,6 +14,7 @@ import nbformat
 
 from bpe_lab import cells
 
+from ..directory import source_notebook
 from . import apply_bpe, byte_level, pair_counts_and_merge, scale, tie_breaks, training_loop
 
 MODULES = [pair_counts_and_merge, training_loop, tie_breaks, apply_bpe, byte_level, scale]
@@ -45,7 +46,7 @@ def finished(course_root: Path, assignment: str) -> nbformat.NotebookNode:
     Example:
         >>> nb = finished(Path("."), "01_pair_counts_and_merge")  # doctest: +SKIP
     """
-    source = nbformat.read(course_root / "solutions" / assignment / f"{assignment}.ipynb", 4)
+    source = nbformat.read(source_notebook(course_root, assignment), 4)
     answers = {cells.grade_id(c): c.source for c in source.cells if cells.is_solution(c)}
     release = nbformat.read(course_root / "notebooks" / assignment / f"{assignment}.ipynb", 4)
     return fill(release, answers)
