@@ -196,5 +196,6 @@ def test_a_measured_part_is_named_with_its_points_as_graded_only(tmp_path: Path)
     (outcome,) = report.outcomes
     assert outcome.passed and outcome.measured == ["speed"]
     assert outcome.points + outcome.measured_points == outcome.possible > outcome.points
-    line = cli.format_report(report).splitlines()[1]
+    head, line = cli.format_report(report).splitlines()[:2]
     assert line.startswith("  ok   train_fast  ") and f"+{outcome.measured_points:g} for speed: measured only" in line
+    assert head.endswith(f"({outcome.measured_points:g} of them measured only when the course grades it)"), head
