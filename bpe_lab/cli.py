@@ -314,7 +314,7 @@ def format_report(report: Report) -> str:
     lines = [f"{report.notebook}: {report.score:g} of {report.possible:g} {report.unit} on the public cases"]
     measured = sum(o.measured_points for o in report.outcomes)
     if measured:  # 06's speed and memory: no public case gives them, and they are not lost either
-        lines[0] += f" ({measured:g} of them measured only when the course grades it)"
+        lines[0] += f" ({measured:g} of the {report.possible:g} measured only when the course grades it)"
     for error in report.cell_errors:
         lines.append(f"  a cell raised: {error}")
     for outcome in report.outcomes:

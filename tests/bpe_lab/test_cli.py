@@ -198,4 +198,4 @@ def test_a_measured_part_is_named_with_its_points_as_graded_only(tmp_path: Path)
     assert outcome.points + outcome.measured_points == outcome.possible > outcome.points
     head, line = cli.format_report(report).splitlines()[:2]
     assert line.startswith("  ok   train_fast  ") and f"+{outcome.measured_points:g} for speed: measured only" in line
-    assert head.endswith(f"({outcome.measured_points:g} of them measured only when the course grades it)"), head
+    assert head.endswith(f"({outcome.measured_points:g} of the 8 measured only when the course grades it)"), head
