@@ -91,7 +91,10 @@ try:
     from autograder.course.formgrader import quiet_log
     from autograder.preprocessors.pipeline import configure
 except ImportError as exc:  # a learner's environment: nothing here grades for marks
-    _missing = f"bpe-course: the course's grader is not installed here ({exc}); install it: pip install -e '.[dev]'"
+    _missing = (
+        f"bpe-course: the course's grader is not installed here ({exc}); "
+        "install it: pip install -e ./learner -e '.[dev]'"
+    )
 
     def _refuse(nb, resources):
         raise RuntimeError(_missing)

