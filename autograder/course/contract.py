@@ -9,7 +9,10 @@ any drift before a class is graded:
 * the learner's toolkit's list of checks (:data:`bpe_lab.selfcheck.HIDDEN_CHECKS`, which the learner's install
   needs without the grader), function by function and part by part in the same order;
 * a test cell's ``grade_id`` names its function and part (``test_merge_overlaps``; ``test_<function>`` for a
-  function checked in one part), as the report and the drill read them.
+  function checked in one part), as the report and the drill read them;
+* the sample class's expected scores (:func:`sample_class_problems`): every sample student has them, they name only
+  the functions its assignment grades, and each is a score grading can give (a sum of some of that function's test
+  cells' points); a function left out is at full marks (:func:`autograder.course.sample_class.expected`).
 
 What this module does not do: run any check, or compare the public expected answers (``release --check`` compares
 those with :mod:`autograder.checks.public_cases`, which writes them from the same specs).
@@ -105,4 +108,45 @@ def problems(course_root: Path) -> list[str]:
     for function in HIDDEN_CHECKS:
         if function not in SPECS:
             found.append(f"bpe_lab.selfcheck.HIDDEN_CHECKS lists {function!r}, which no spec grades")
+    return found + sample_class_problems(course_root)
+
+
+def _reachable(points: list[float]) -> set[float]:
+    """Every score a function with test cells of these points can get: the sums of its subsets (nbgrader gives a
+    test cell all of its points or none)."""
+    sums = {0.0}
+    for p in points:
+        sums |= {s + p for s in sums}
+    return sums
+
+
+def sample_class_problems(course_root: Path) -> list[str]:
+    """Where the sample class's expected scores (each module's ``EXPECTED``) disagree with the course: a student
+    without them, or with them for nobody; a function the assignment does not grade; a score no set of that
+    function's test cells adds up to.
+
+    Example:
+        >>> _reachable([2, 2, 1]) == {0, 1, 2, 3, 4, 5}
+        True
+    """
+    from bpe_lab.cli import cell_points
+
+    from . import sample_class
+
+    found: list[str] = []
+    for module in sample_class.MODULES:
+        where = f"sample class {module.ASSIGNMENT}"
+        points = cell_points(nbformat.read(source_notebook(course_root, module.ASSIGNMENT), 4))
+        for student in sorted(set(module.STUDENTS) ^ set(module.EXPECTED)):
+            has = "answers but no expected scores" if student in module.STUDENTS else "expected scores but no answers"
+            found.append(f"{where}: {student} has {has}")
+        for student, scores in module.EXPECTED.items():
+            for function, score in scores.items():
+                if function not in points:
+                    found.append(f"{where}: {student}'s expected scores name {function!r}, which it does not grade")
+                elif score not in _reachable(points[function]):
+                    found.append(
+                        f"{where}: {student} is expected to score {score} on {function}, which no set of its test "
+                        f"cells ({points[function]} points) gives"
+                    )
     return found

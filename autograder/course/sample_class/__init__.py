@@ -3,7 +3,12 @@
 Each assignment has a module here whose ``STUDENTS`` maps a student id (named by scenario, e.g.
 ``merge-no-skip``) to the code that student wrote in each solution cell (by ``grade_id``). A solution cell
 not listed keeps the release stub, so ``{}`` is a blank submission. :func:`build` writes the class in
-nbgrader's ``submitted/`` layout; the tests assert each student's exact score per exercise.
+nbgrader's ``submitted/`` layout.
+
+Each module's ``EXPECTED`` gives what a careful reader of the notebook would score that student by hand, per
+graded function; a function it does not list is at full marks. :func:`expected` fills those in from the points of
+the source notebook's test cells, and ``release --check`` holds every score to them
+(:func:`autograder.course.contract.sample_class_problems`): the tests assert that grading gives exactly these.
 """
 
 from __future__ import annotations
@@ -55,6 +60,38 @@ def finished(course_root: Path, assignment: str) -> nbformat.NotebookNode:
 def students() -> dict[str, dict[str, dict[str, str]]]:
     """``{assignment: {student: {grade_id: code}}}`` for every bundled assignment."""
     return {module.ASSIGNMENT: module.STUDENTS for module in MODULES if module.STUDENTS}
+
+
+def full_marks(course_root: Path, assignment: str) -> dict[str, float]:
+    """``{function: points}``: the points of each graded function of ``assignment``, summed over its test cells in
+    the source notebook (nbgrader's ``points`` metadata), in notebook order.
+
+    Example:
+        >>> full_marks(Path("."), "01_pair_counts_and_merge")  # doctest: +SKIP
+        {'get_pair_counts': 4.0, 'merge': 4.0}
+    """
+    from bpe_lab.cli import cell_points
+
+    source = nbformat.read(source_notebook(course_root, assignment), 4)
+    return {function: sum(points) for function, points in cell_points(source).items()}
+
+
+def expected(course_root: Path) -> dict[str, dict[str, dict[str, float]]]:
+    """``{assignment: {student: {function: score}}}``: every sample student's expected score on every graded
+    function, a function its module's ``EXPECTED`` does not list at :func:`full_marks`.
+
+    Raises:
+        KeyError: ``EXPECTED`` names a function the assignment does not grade (named).
+    """
+    out: dict[str, dict[str, dict[str, float]]] = {}
+    for module in MODULES:
+        full = full_marks(course_root, module.ASSIGNMENT)
+        for student, scores in module.EXPECTED.items():
+            unknown = sorted(set(scores) - set(full))
+            if unknown:
+                raise KeyError(f"{module.ASSIGNMENT}: {student}'s expected scores name {unknown}, not graded there")
+            out.setdefault(module.ASSIGNMENT, {})[student] = {**full, **scores}
+    return out
 
 
 def build(

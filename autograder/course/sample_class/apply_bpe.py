@@ -278,3 +278,17 @@ def disagreeing_merges(word):
 """,
     },
 }
+
+EXPECTED: dict[str, dict[str, int]] = {
+    "apply-by-replay": {"apply_bpe": 2, "encode": 4, "disagreeing_merges": 2},
+    "apply-no-marker": {"apply_bpe": 0, "encode": 4, "disagreeing_merges": 2},
+    "blank": {"apply_bpe": 0, "encode": 0, "disagreeing_merges": 0},
+    "correct-gpt2-style": {"apply_bpe": 4, "encode": 4, "disagreeing_merges": 2},
+    "correct-helper": {"apply_bpe": 4, "encode": 4, "disagreeing_merges": 2},
+    "counterexample-one-word": {"apply_bpe": 4, "encode": 4, "disagreeing_merges": 0},
+    "encode-by-rank": {"apply_bpe": 4, "encode": 2, "disagreeing_merges": 2},
+    "encode-greedy-sweep": {"apply_bpe": 4, "encode": 0, "disagreeing_merges": 2},
+    "half-done": {"apply_bpe": 4, "encode": 0, "disagreeing_merges": 0},
+    "last-duplicate-wins": {"apply_bpe": 2, "encode": 4, "disagreeing_merges": 2},
+    "merge-leftmost-only": {"apply_bpe": 2, "encode": 4, "disagreeing_merges": 2},
+}

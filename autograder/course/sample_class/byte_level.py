@@ -282,3 +282,18 @@ def decode_bytes(ids, merges):
     },
     "half-done": {"pretokenize": _PRETOKENIZE, "train_bytes": _TRAIN_LOOPS},
 }
+
+# every exercise at full marks but the ones listed: the one the mistake is in, and what calls it
+EXPECTED: dict[str, dict[str, int]] = {
+    "blank": {"pretokenize": 0, "train_bytes": 0, "encode_bytes": 0, "decode_bytes": 0, "encode_ranks": 0},
+    "correct-loops": {},
+    "correct-minbpe-style": {},
+    "decode-each-token": {"decode_bytes": 1},
+    "decode-strict": {"decode_bytes": 1},
+    "encode-by-replay": {"encode_bytes": 2},
+    "half-done": {"encode_bytes": 0, "decode_bytes": 0, "encode_ranks": 0},
+    "ids-after-largest": {"train_bytes": 0},
+    "merge-across-chunks": {"train_bytes": 0, "encode_bytes": 2},
+    "specials-as-text": {"encode_ranks": 4},
+    "ties-by-value": {"train_bytes": 3},
+}

@@ -109,3 +109,14 @@ def get_pair_counts(ids):
         "merge": _MERGE_LOOP,
     },
 }
+
+EXPECTED: dict[str, dict[str, int]] = {
+    "blank": {"get_pair_counts": 0, "merge": 0},
+    "correct-counter": {"get_pair_counts": 4, "merge": 4},
+    "correct-loops": {"get_pair_counts": 4, "merge": 4},
+    "counts-no-overlap": {"get_pair_counts": 2, "merge": 4},
+    "counts-sorted": {"get_pair_counts": 2, "merge": 4},
+    "half-done": {"get_pair_counts": 4, "merge": 0},
+    "merge-mutates-input": {"get_pair_counts": 4, "merge": 0},
+    "merge-no-skip": {"get_pair_counts": 4, "merge": 2},
+}

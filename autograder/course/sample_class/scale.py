@@ -153,3 +153,24 @@ def chunk_counts_file(path, pattern, special_tokens, workers):
         "bytes_to_unicode": _CORRECT.get("bytes_to_unicode", "").replace('ord("!")', 'ord(" ")'),
     },
 }
+
+# every exercise at full marks but the ones listed: the one the mistake is in, and what calls it
+EXPECTED: dict[str, dict[str, int]] = {
+    "blank": {
+        "chunk_counts": 0,
+        "chunk_counts_file": 0,
+        "train_fast": 0,
+        "encode_iterable": 0,
+        "bytes_to_unicode": 0,
+        "gpt2_files": 0,
+    },
+    "correct": {},
+    "joins-the-lines": {"encode_iterable": 2},  # the right ids, neither lazy nor in bounded memory
+    "line-by-line": {"encode_iterable": 3},  # lazy and bounded, wrong where a chunk spans two lines
+    "max-scan": {"train_fast": 4},  # the right merges, about 7x the plain loop's speed, not 12x
+    "plain-loop": {"train_fast": 4},  # the right merges at the plain loop's speed
+    "space-as-itself": {"bytes_to_unicode": 0, "gpt2_files": 0},  # gpt2_files uses the table
+    "specials-counted": {"chunk_counts": 1, "chunk_counts_file": 0},  # the file's counts use it
+    "text-mode": {"chunk_counts_file": 0},  # "\r\n" read as "\n", in every example file
+    "ties-smallest": {"train_fast": 2},  # untied inputs pass; ties and the speed input (real ties) fail
+}

@@ -325,3 +325,16 @@ def bpe_train(word_freqs, num_merges):
 """,
     },
 }
+
+EXPECTED: dict[str, dict[str, int]] = {
+    "blank": {"best_pair": 0, "learn_bpe": 0, "bpe_train": 0},
+    "correct-builtins": {"best_pair": 6, "learn_bpe": 4, "bpe_train": 4},
+    "correct-loops": {"best_pair": 6, "learn_bpe": 4, "bpe_train": 4},
+    "forgot-word-counts": {"best_pair": 6, "learn_bpe": 0, "bpe_train": 4},
+    "half-done": {"best_pair": 6, "learn_bpe": 0, "bpe_train": 0},
+    "joined-strings": {"best_pair": 2, "learn_bpe": 2, "bpe_train": 4},
+    "marker-split-to-chars": {"best_pair": 6, "learn_bpe": 4, "bpe_train": 0},
+    "no-early-stop": {"best_pair": 6, "learn_bpe": 2, "bpe_train": 2},
+    "stale-first-seen": {"best_pair": 6, "learn_bpe": 4, "bpe_train": 2},
+    "tie-direction-swapped": {"best_pair": 2, "learn_bpe": 0, "bpe_train": 4},
+}

@@ -207,3 +207,16 @@ def train_bpe(word_freqs, num_merges):
 """,
     },
 }
+
+EXPECTED: dict[str, dict[str, int]] = {
+    "blank": {"count_pairs": 0, "merge_vocab": 0, "train_bpe": 0},
+    "correct-counter": {"count_pairs": 4, "merge_vocab": 4, "train_bpe": 4},
+    "correct-loops": {"count_pairs": 4, "merge_vocab": 4, "train_bpe": 4},
+    "counts-unweighted": {"count_pairs": 2, "merge_vocab": 4, "train_bpe": 0},
+    "half-done": {"count_pairs": 4, "merge_vocab": 4, "train_bpe": 0},
+    "marker-as-characters": {"count_pairs": 4, "merge_vocab": 4, "train_bpe": 0},
+    "merge-overwrites-counts": {"count_pairs": 4, "merge_vocab": 2, "train_bpe": 4},
+    "merge-with-str-replace": {"count_pairs": 4, "merge_vocab": 2, "train_bpe": 2},
+    "no-early-stop": {"count_pairs": 4, "merge_vocab": 4, "train_bpe": 2},
+    "ties-smallest": {"count_pairs": 4, "merge_vocab": 4, "train_bpe": 2},
+}

@@ -52,3 +52,39 @@ def test_the_learners_list_of_checks_is_held_to_the_specs(course_root: Path, mon
     monkeypatch.setattr(selfcheck, "HIDDEN_CHECKS", listed)
     (problem,) = contract.problems(course_root)
     assert problem.startswith("bpe_lab.selfcheck.HIDDEN_CHECKS['merge'] is [('check_merge', ('basic',))]")
+
+
+def test_the_sample_class_expected_scores_are_held_to_the_test_cells(
+    course_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from autograder.course.sample_class import pair_counts_and_merge as module
+
+    expected = dict(module.EXPECTED)
+    expected["merge-no-skip"] = {"get_pair_counts": 4, "merge": 3}  # merge's cells are worth 2 + 2
+    expected["counts-sorted"] = {"get_pair_count": 2}  # a typo of the function's name
+    expected["nobody"] = {}
+    del expected["blank"]
+    monkeypatch.setattr(module, "EXPECTED", expected)
+    found = contract.sample_class_problems(course_root)
+    assert sorted(found) == sorted([
+        f"sample class {A01}: merge-no-skip is expected to score 3 on merge, which no set of its test cells "
+        "([2.0, 2.0] points) gives",
+        f"sample class {A01}: counts-sorted's expected scores name 'get_pair_count', which it does not grade",
+        f"sample class {A01}: nobody has expected scores but no answers",
+        f"sample class {A01}: blank has answers but no expected scores",
+    ])  # fmt: skip
+
+
+def test_a_function_the_expected_scores_leave_out_is_at_the_source_notebooks_full_marks(course_copy: Path) -> None:
+    from autograder.course import sample_class
+
+    assert sample_class.expected(course_copy)["06_training_at_scale"]["correct"]["train_fast"] == 8
+    _edit(course_copy, "test_merge_overlaps", "", 3, field="points")  # 2 + 2 becomes 2 + 3
+    scores = sample_class.expected(course_copy)[A01]
+    assert sample_class.full_marks(course_copy, A01) == {"get_pair_counts": 4, "merge": 5}
+    assert scores["correct-loops"] == {"get_pair_counts": 4, "merge": 4}  # listed: as listed, and now unreachable
+    found = contract.problems(course_copy)
+    assert (
+        f"sample class {A01}: correct-loops is expected to score 4 on merge, which no set of its test cells "
+        "([2.0, 3.0] points) gives" in found
+    ), found
