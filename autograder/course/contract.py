@@ -9,7 +9,8 @@ any drift before a class is graded:
 * the learner's toolkit's list of checks (:data:`bpe_lab.selfcheck.HIDDEN_CHECKS`, which the learner's install
   needs without the grader), function by function and part by part in the same order;
 * a test cell's ``grade_id`` names its function and part (``test_merge_overlaps``; ``test_<function>`` for a
-  function checked in one part), as the report and the drill read them;
+  function checked in one part), as the report and the drill read them, and it sits below that function's solution
+  cell (``grade_id`` the function's name), by which the class report names its exercise;
 * the sample class's expected scores (:func:`sample_class_problems`): every sample student has them, they name only
   the functions its assignment grades, and each is a score grading can give (a sum of some of that function's test
   cells' points); a function left out is at full marks (:func:`autograder.course.sample_class.expected`).
@@ -45,14 +46,21 @@ def notebook_parts(notebook: nbformat.NotebookNode, where: str = "") -> tuple[di
     """``({function: [part, ...]}, problems)``: the parts each test cell of a source notebook checks, in order.
 
     Example:
-        >>> cell = nbformat.v4.new_code_cell('### BEGIN HIDDEN TESTS\\ncheck_merge(merge, "basic")\\n')
-        >>> cell.metadata["nbgrader"] = {"grade": True, "grade_id": "test_merge_basic", "points": 2}
-        >>> notebook_parts(nbformat.v4.new_notebook(cells=[cell]))
+        >>> answer = nbformat.v4.new_code_cell("def merge(ids, pair, new_id): ...")
+        >>> answer.metadata["nbgrader"] = {"solution": True, "grade": False, "grade_id": "merge"}
+        >>> test = nbformat.v4.new_code_cell('### BEGIN HIDDEN TESTS\\ncheck_merge(merge, "basic")\\n')
+        >>> test.metadata["nbgrader"] = {"grade": True, "grade_id": "test_merge_basic", "points": 2}
+        >>> notebook_parts(nbformat.v4.new_notebook(cells=[answer, test]))
         ({'merge': ['basic']}, [])
+        >>> notebook_parts(nbformat.v4.new_notebook(cells=[test]))[1]
+        ["test_merge_basic: a test cell of 'merge' below the solution cell ''"]
     """
     parts: dict[str, list[str]] = {}
     problems: list[str] = []
+    answer = ""  # the solution cell above: the report names a test cell's exercise by it (reports.report)
     for cell in notebook.cells:
+        if nbcells.is_solution(cell) and not nbcells.is_graded(cell):
+            answer = nbcells.grade_id(cell)
         if cell.cell_type != "code" or not nbcells.is_graded(cell) or nbcells.is_solution(cell):
             continue
         grade_id = nbcells.grade_id(cell)
@@ -70,6 +78,8 @@ def notebook_parts(notebook: nbformat.NotebookNode, where: str = "") -> tuple[di
         wanted = f"test_{function}" if part == ALL else f"test_{function}_{part}"
         if grade_id != wanted:
             problems.append(f"{where}{grade_id}: the test cell of {function}'s part {part!r} is named {wanted!r}")
+        if answer != function:
+            problems.append(f"{where}{grade_id}: a test cell of {function!r} below the solution cell {answer!r}")
         if not nbcells.points(cell) > 0:
             problems.append(f"{where}{grade_id}: a test cell without points")
         parts.setdefault(function, []).append(part)

@@ -88,3 +88,12 @@ def test_a_function_the_expected_scores_leave_out_is_at_the_source_notebooks_ful
         f"sample class {A01}: correct-loops is expected to score 4 on merge, which no set of its test cells "
         "([2.0, 3.0] points) gives" in found
     ), found
+
+
+def test_a_test_cell_below_another_functions_answer_is_named(course_copy: Path) -> None:
+    _edit(course_copy, "merge", "", "merge_answer", field="grade_id")  # the report would name the exercise so
+    found = contract.problems(course_copy)
+    assert (
+        "solutions/01_pair_counts_and_merge: test_merge_basic: a test cell of 'merge' below the solution cell "
+        "'merge_answer'" in found
+    ), found
