@@ -455,18 +455,32 @@ class HiddenFailure:
     smallest: str | None  # None: a measured part, which runs no cases
 
 
-def hidden_failures(submission: Submission, recompute: bool = True) -> dict[str, HiddenFailure]:
+def hidden_failures(
+    submission: Submission, recompute: bool = True, judged: list[Cell] | None = None
+) -> dict[str, HiddenFailure]:
     """Run only the hidden checks of the mutant's function; for each that fails, its message and the smallest call.
 
     Every case of the check is run on the learner's function, past the check's early stop; the smallest failing
     one (by size, then repr, as :func:`bpe_lab.harness.run_cases` documents) is the call the message must name.
     ``recompute=False``: the messages only (``smallest`` is ``""``), at the cost of the checks alone.
+    ``judged``: the submission's cells as :func:`run_in_process` gave them under the same setting. A measured cell
+    (:func:`measured_cells`, seconds each) whose visible part passed there, so that its hidden check ran, is not
+    measured again: its outcome there is that check's (a measured part runs no cases to recompute).
     """
     out: dict[str, HiddenFailure] = {}
     if submission.mutant is None:
         return out
     own = submission.mutant.function
     tests = {t.grade_id: t for t in graded_cells(submission.assignment) if t.function == own}
+    measured = {
+        c.grade_id: c.message
+        for c in judged or []
+        if c.grade_id in tests and c.grade_id in measured_cells() and (not c.message or c.message.startswith(HIDDEN))
+    }
+    for grade_id, message in measured.items():
+        if message:
+            out[grade_id] = HiddenFailure(message, None)
+    tests = {g: t for g, t in tests.items() if g not in measured}
     with _recording() as seen:
         for test, namespace in _walk(submission, tests):
             start = len(seen)
@@ -738,9 +752,9 @@ def judged_in_process(submission: Submission) -> Judged:
     key = (submission.student, cases.SEED, cases.FIXED_ONLY)
     if key not in _JUDGED:
         cells = run_in_process(submission)
-        hidden = hidden_failures(submission) if submission.mutant else {}
-        again = run_in_process(submission, own_only=True)
-        hidden_again = hidden_failures(submission, recompute=False) if submission.mutant else {}
+        hidden = hidden_failures(submission, judged=cells) if submission.mutant else {}
+        again = run_in_process(submission, own_only=True)  # a measured cell's second measurement is this one
+        hidden_again = hidden_failures(submission, recompute=False, judged=again) if submission.mutant else {}
         _JUDGED[key] = Judged(cells, again, hidden, hidden_again)
     return _JUDGED[key]
 
@@ -856,9 +870,10 @@ def run_matrix(settings: Iterable[str | int], only: Iterable[str] | None = None)
         with setting(name):
             key = (name, tuple(s.student for s in subs))
             if key not in _SETTINGS:  # the fixed cases' run is one setting of both matrix tests
+                graded_now = {s.student: run_in_process(s) for s in subs}
                 _SETTINGS[key] = (
-                    {s.student: run_in_process(s) for s in subs},
-                    {s.student: hidden_failures(s) for s in subs if s.mutant},
+                    graded_now,
+                    {s.student: hidden_failures(s, judged=graded_now[s.student]) for s in subs if s.mutant},
                 )
             graded, hidden = _SETTINGS[key]
             table_rows, broken = verdicts(subs, graded, hidden=hidden)

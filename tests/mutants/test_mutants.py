@@ -122,3 +122,21 @@ def test_a_cell_reaches_every_answer_that_defines_a_name_it_uses():
     plain_merge = "def merge(ids, pair, idx):\n    return ids\n"
     alone = harness.Submission("m-alone", module.ASSIGNMENT, {**answers, "merge": plain_merge}, [])
     assert harness.reach(alone, counts) == (answers["get_pair_counts"],)
+
+
+def test_a_measured_cell_judged_in_process_is_not_measured_again_for_its_hidden_check():
+    """The harness itself: the hidden check of a measured part (06's memory) reuses the in-process cell where its
+    visible part passed, and gives what measuring it again gives; a cell whose visible part failed is measured."""
+    (sub,) = harness.submissions(["m-encode_iterable-returns-a-list"])
+    cells = harness.run_in_process(sub, own_only=True)
+    (memory,) = [c for c in cells if c.grade_id == "test_encode_iterable_memory"]
+    assert memory.message.startswith(harness.HIDDEN)  # the visible part passed: the hidden check failed
+    reused = harness.hidden_failures(sub, judged=cells)
+    measured = harness.hidden_failures(sub)
+    assert reused["test_encode_iterable_memory"] == harness.HiddenFailure(memory.message, None)
+    assert {k: harness.steady(v.message, k) for k, v in reused.items()} == {
+        k: harness.steady(v.message, k) for k, v in measured.items()
+    }
+    failed_visibly = [harness.Cell(c.grade_id, c.function, 0.0, c.max_points, "ExampleFailed: ...") for c in cells]
+    again = harness.hidden_failures(sub, judged=failed_visibly)  # measured anew: not the visible part's message
+    assert harness.same_hidden_messages(sub.student, again, measured) == []
