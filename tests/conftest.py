@@ -142,3 +142,18 @@ def _grade_unisolated_where_bubblewrap_is_missing():
     patch.setattr(course, "load_config", load_config)
     yield
     patch.undo()
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _one_alembic_head_per_worker():
+    """nbgrader asks the ``alembic`` command for its schema's head revision (a Python process of its own, about
+    2 s of CPU) each time it creates a gradebook, and the suite creates many: the head is a constant of the
+    installed nbgrader, asked once per worker (the processes the tests start still ask it themselves)."""
+    import functools
+
+    import nbgrader.api
+
+    original = nbgrader.api.get_alembic_version
+    nbgrader.api.get_alembic_version = functools.cache(original)
+    yield
+    nbgrader.api.get_alembic_version = original

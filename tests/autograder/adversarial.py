@@ -9,7 +9,9 @@ id of its own, written by ``build_other``) are graded in the same batch, with :d
 import base64
 import json
 import os
+import shlex
 import shutil
+import signal
 import subprocess
 import sys
 import textwrap
@@ -1306,8 +1308,9 @@ LIMITS = {
 """Short limits for the suite (the course's are minutes): CPU seconds, and the wall clock's backstops."""
 
 
-def run_grade(course_root, class_folder, out, *, sandbox="required", jobs=2):
-    """Grade ``class_folder`` with :func:`autograder.course.grading.grade`; returns ``{student: Result}``."""
+def run_grade(course_root, class_folder, out, *, sandbox="required", jobs=4):
+    """Grade ``class_folder`` with :func:`autograder.course.grading.grade`; returns ``{student: Result}``. Four
+    notebooks at once by default: the attacks wait on time limits more than they compute."""
     from autograder.course import grading, submissions
 
     found = submissions.find_submissions(Path(class_folder), Path(course_root))
@@ -1343,37 +1346,45 @@ CANARY = "attack-devices-and-processes"
 """Run alone first through ``nbgrader autograde``: its output shows whether student code was sandboxed."""
 
 
-def run_nbgrader_autograde(course_root, class_folder, workdir, *, timeout=1800):
-    """Run plain ``nbgrader autograde`` on ``class_folder`` at a copy of the course in ``workdir``, fail closed.
+SHARDS = 6
+"""Course copies that ``nbgrader autograde`` grades at once (:func:`run_nbgrader_autograde`): one run grades one
+notebook after another and waits on kernels and time limits most of the time (about a fifth of a core busy)."""
 
-    The copy holds the course's ``nbgrader_config.py`` and ``solutions/`` (the course's packages are imported as
-    installed); ``submitted/`` is ``class_folder``. The suite's short limits are appended to the copy's config, and
-    the course's pipeline (:data:`PIPELINE`) when the config does not run it yet. Hostile code must never run
-    unisolated (``kill(-1)`` as root ends every process of the machine): the loaded config must run
-    ``LimitedExecute`` and ``JudgeTests`` with the sandbox required, and the :data:`CANARY` attack, graded alone
+
+def run_nbgrader_autograde(course_root, class_folder, workdir, *, timeout=1800, shards=SHARDS):
+    """Run plain ``nbgrader autograde`` on ``class_folder`` at copies of the course in ``workdir``, fail closed.
+
+    Each copy holds the course's ``nbgrader_config.py`` and ``solutions/`` (the course's packages are imported as
+    installed); its ``submitted/`` is a share of ``class_folder``'s students (``shards`` copies, graded at once, as
+    an instructor splits a class over machines; each its own gradebook). The suite's short limits are appended to
+    the copies' config, and the course's pipeline (:data:`PIPELINE`) when the config does not run it yet. Hostile
+    code must never run unisolated (``kill(-1)`` as root ends every process of the machine): the loaded config must
+    run ``LimitedExecute`` and ``JudgeTests`` with the sandbox required, and the :data:`CANARY` attack, graded alone
     first, must show the sandbox's view (no devices, its own processes); else :class:`Unisolated` is raised and
     nothing else runs.
 
     Every assignment found in ``class_folder`` is autograded (the suite gives each student one).
 
     Returns:
-        ``{student: {exercise: points}}`` read from the copy's gradebook; a student missing there was not graded.
+        ``{student: {exercise: points}}`` read from the copies' gradebooks; a student missing there was not graded.
     """
     from nbgrader.api import Gradebook
     from traitlets.config.loader import PyFileConfigLoader
 
     from autograder.course import grading
 
-    course_root, workdir = Path(course_root), Path(workdir)
-    root = workdir / "course"
-    root.mkdir(parents=True)
-    shutil.copytree(course_root / "solutions", root / "solutions")
+    course_root, workdir, class_folder = Path(course_root), Path(workdir), Path(class_folder)
     config = (course_root / "nbgrader_config.py").read_text(encoding="utf-8")
     config += "\n# the adversarial suite's short limits\n" + "".join(f"c.{k} = {v!r}\n" for k, v in LIMITS.items())
     loaded = PyFileConfigLoader("nbgrader_config.py", path=str(course_root)).load_config()
     if not any("JudgeTests" in str(p) for p in loaded.get("Autograde", {}).get("autograde_preprocessors", [])):
         config += PIPELINE
+
+    root = workdir / "course"
+    root.mkdir(parents=True)
+    shutil.copytree(course_root / "solutions", root / "solutions")
     (root / "nbgrader_config.py").write_text(config, encoding="utf-8")
+    (root / "submitted").mkdir()
     loaded = PyFileConfigLoader("nbgrader_config.py", path=str(root)).load_config()
     steps = loaded.Autograde.get("autograde_preprocessors", [])
     names = [getattr(p, "__name__", None) or str(p).rsplit(".", 1)[-1] for p in steps]  # classes or import strings
@@ -1381,40 +1392,66 @@ def run_nbgrader_autograde(course_root, class_folder, workdir, *, timeout=1800):
         raise Unisolated(f"the copied config runs {names} with sandbox {loaded.LimitedKernelManager.get('sandbox')!r}")
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(course_root), os.environ.get("PYTHONPATH", "")])}
 
-    generated = set()
+    def nbgrader(root, commands):
+        """Start ``nbgrader`` on each command in turn (the next whatever the last one's status): the shell's process."""
+        line = " ; ".join(
+            " ".join(shlex.quote(a) for a in [sys.executable, "-m", "nbgrader", *command]) + " >/dev/null 2>&1"
+            for command in commands
+        )
+        return subprocess.Popen(["bash", "-c", line], cwd=root, env=env, start_new_session=True)
 
-    def autograde(students, assignments=(ASSIGNMENT,)):
-        for assignment in assignments:
-            commands = [["autograde", assignment, "--force", *(f"--student={s}" for s in students)]]
-            if assignment not in generated:  # the gradebook's cells, once per assignment
-                commands.insert(0, ["generate_assignment", assignment, "--force"])
-                generated.add(assignment)
-            for command in commands:
-                subprocess.run([sys.executable, "-m", "nbgrader", *command], cwd=root, env=env, timeout=timeout,
-                               capture_output=True, check=False)  # fmt: skip
+    def autograde_all(roots, assignments, generate=False):
+        """``nbgrader autograde`` (after ``generate_assignment``, with ``generate``) at each copy, all at once, for the
+        assignments each copy has submissions of."""
+        running = []
+        for root in roots:
+            commands = [["generate_assignment", a, "--force"] for a in assignments if generate]
+            commands += [["autograde", a, "--force"] for a in assignments if list(root.glob(f"submitted/*/{a}"))]
+            running.append(nbgrader(root, commands))
+        for process in running:
+            try:
+                process.wait(timeout=timeout)
+            except subprocess.TimeoutExpired:
+                os.killpg(process.pid, signal.SIGKILL)  # nbgrader and its kernels too
+                process.wait()
 
-    (root / "submitted").mkdir()
-    shutil.copytree(Path(class_folder) / CANARY, root / "submitted" / CANARY)
-    autograde([CANARY])
+    assignments = sorted({p.name for p in class_folder.glob("*/*") if p.is_dir()})
+    shutil.copytree(class_folder / CANARY, root / "submitted" / CANARY)
+    autograde_all([root], assignments, generate=True)  # the gradebook's cells of every assignment, once
     canary = root / "autograded" / CANARY / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
     printed = canary.read_text(encoding="utf-8") if canary.exists() else ""
     if "DEVICES [] PIDS True ENV False" not in printed:
         raise Unisolated("the canary submission did not run in the sandbox under nbgrader autograde")
-    shutil.rmtree(root / "submitted")
-    shutil.copytree(class_folder, root / "submitted", symlinks=True)
-    assignments = sorted({p.name for p in Path(class_folder).glob("*/*") if p.is_dir()})
-    autograde([], assignments)
+    for name in ("submitted", "autograded", "feedback"):
+        shutil.rmtree(root / name, ignore_errors=True)
+    roots = []
+    for k in range(max(1, shards)):  # copies of the course with its gradebook, empty of grades
+        roots.append(workdir / f"course-{k}")
+        shutil.copytree(root, roots[-1])
+        with Gradebook(f"sqlite:///{roots[-1] / 'gradebook.db'}") as gradebook:
+            for student in list(gradebook.students):
+                gradebook.remove_student(student.id)
+        (roots[-1] / "submitted").mkdir()
+    placed = 0
+    for index, assignment in enumerate(assignments):
+        students = sorted(p.parent.name for p in class_folder.glob(f"*/{assignment}") if p.is_dir())
+        for student in students:  # the many attacks of ASSIGNMENT spread over the copies, another's in one copy
+            shard = (placed if assignment == ASSIGNMENT else index) % len(roots)
+            placed += assignment == ASSIGNMENT
+            shutil.copytree(class_folder / student, roots[shard] / "submitted" / student, symlinks=True)
+    autograde_all(roots, assignments)
     scores = {}
-    with Gradebook(f"sqlite:///{root / 'gradebook.db'}") as gradebook:
-        for assignment in assignments:
-            exercise_of = grading.exercises(course_root, assignment)
-            for student in gradebook.students:
-                try:
-                    submission = gradebook.find_submission_notebook(assignment, assignment, student.id)
-                except Exception:  # not graded
-                    continue
-                per = scores.setdefault(student.id, {})  # the suite gives each student one assignment
-                for grade in submission.grades:
-                    exercise = exercise_of.get(grade.name, grade.name)
-                    per[exercise] = per.get(exercise, 0) + float(grade.score or 0)
+    for root in roots:
+        with Gradebook(f"sqlite:///{root / 'gradebook.db'}") as gradebook:
+            for assignment in assignments:
+                exercise_of = grading.exercises(course_root, assignment)
+                for student in gradebook.students:
+                    try:
+                        submission = gradebook.find_submission_notebook(assignment, assignment, student.id)
+                    except Exception:  # not graded
+                        continue
+                    per = scores.setdefault(student.id, {})  # the suite gives each student one assignment
+                    for grade in submission.grades:
+                        exercise = exercise_of.get(grade.name, grade.name)
+                        per[exercise] = per.get(exercise, 0) + float(grade.score or 0)
     return scores

@@ -15,7 +15,7 @@ def graded_sample_class(tmp_path_factory, course_root) -> tuple[Path, str]:
     """
     out = tmp_path_factory.mktemp("graded-sample-class")
     result = subprocess.run(
-        [sys.executable, "-m", "autograder", "demo", "--out", str(out), "--jobs", "2"],
+        [sys.executable, "-m", "autograder", "demo", "--out", str(out), "--jobs", "4"],
         cwd=course_root,
         capture_output=True,
         text=True,

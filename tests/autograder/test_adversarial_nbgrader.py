@@ -1,8 +1,9 @@
 """The adversarial suite through plain ``nbgrader autograde`` (the course's config, no ``grade``): the same class as
 tests/autograder/test_adversarial.py grades with ``grade``, the same scores.
 
-A file of its own: one ``nbgrader autograde`` run per assignment over every attack, graded serially by nbgrader,
-is one of the suite's longest work units; here it runs on one worker while the other grades the batch with ``grade``.
+A file of its own: ``nbgrader autograde`` grades one notebook after another, so the class is split over copies of the
+course graded at once (:data:`tests.autograder.adversarial.SHARDS`); still one of the suite's longest work units, on
+one worker while the other grades the batch with ``grade``.
 """
 
 import pytest
