@@ -28,7 +28,7 @@ SHARED_FIXTURES = ("graded_sample_class",)
 
 FIRST = (
     "mutants-judged-in-process",
-    "mutants-matrix",
+    "tests/mutants/test_mutants.py::test_under_five_seeds",
     "tests/autograder/test_adversarial_nbgrader.py",
     "tests/autograder/test_adversarial.py",
     "graded_sample_class",

@@ -65,11 +65,8 @@ ROOT = Path(__file__).resolve().parents[2]
 MODULES = [m01, m02, m03, m04, m05, m06]
 IN_PROCESS_GROUP = "mutants-judged-in-process"
 """The worker group (``xdist_group``) of the tests that hold the in-process results (:func:`judged_in_process`)."""
-MATRIX_GROUP = "mutants-matrix"
-"""The worker group of the matrix tests (:func:`run_matrix`), which share their fixed cases' setting."""
 HIDDEN = "CheckFailed: "
 _MARKERS = re.compile(r"^\s*### (BEGIN|END) SOLUTION\s*\n", re.MULTILINE)
-
 
 # ---------------------------------------------------------------------------------------------------------------
 # the notebooks
@@ -856,10 +853,6 @@ class Matrix:
         return not any(self.problems.values())
 
 
-_SETTINGS: dict[tuple[str, tuple[str, ...]], tuple[dict[str, list[Cell]], dict[str, dict[str, HiddenFailure]]]] = {}
-"""Each setting's in-process outcomes, judged once per process (:func:`run_matrix`)."""
-
-
 def run_matrix(settings: Iterable[str | int], only: Iterable[str] | None = None) -> Matrix:
     """Judge every submission in process under each setting (a seed, or :data:`FIXED`) and hold the rules."""
     names = [str(s) for s in settings]
@@ -868,14 +861,8 @@ def run_matrix(settings: Iterable[str | int], only: Iterable[str] | None = None)
     problems: dict[str, list[str]] = {}
     for name in names:
         with setting(name):
-            key = (name, tuple(s.student for s in subs))
-            if key not in _SETTINGS:  # the fixed cases' run is one setting of both matrix tests
-                graded_now = {s.student: run_in_process(s) for s in subs}
-                _SETTINGS[key] = (
-                    graded_now,
-                    {s.student: hidden_failures(s, judged=graded_now[s.student]) for s in subs if s.mutant},
-                )
-            graded, hidden = _SETTINGS[key]
+            graded = {s.student: run_in_process(s) for s in subs}
+            hidden = {s.student: hidden_failures(s, judged=graded[s.student]) for s in subs if s.mutant}
             table_rows, broken = verdicts(subs, graded, hidden=hidden)
         problems[name] = broken
         for row in table_rows:
