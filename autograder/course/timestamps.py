@@ -9,7 +9,8 @@ checked against what the student cannot set, and the time the penalty uses follo
   them, whatever ``mtime`` says); the assignment's release (the change time of its folder in the exchange's
   ``outbound/``, where that exists);
 * **the exchange's record**: ``nbgrader submit`` makes ``inbound/<student>+<assignment>+<timestamp>+<random>`` in
-  the exchange; the change time of that folder is when the exchange received the submission.
+  the exchange; the latest change time of that folder and its files is when the exchange received the submission
+  as it is now (the student can still write into the folder, but no change time can be set back).
 
 The rule (:func:`defend`):
 
@@ -87,11 +88,50 @@ def copy_time(folder: Path) -> dt.datetime | None:
     return _utc(min(times)) if times else None
 
 
+MAX_RECORD_ENTRIES = 10_000
+"""The most files and folders read of one submission in the exchange's ``inbound/`` (:func:`exchange_record`): a
+submission with more has no record the grader can read at a bounded cost."""
+
+
+def _latest_change(folder: str) -> float | None:
+    """The latest change time (``ctime``) of ``folder`` and of everything in it, symbolic links not followed; ``None``
+    if one cannot be read or there are more than :data:`MAX_RECORD_ENTRIES`."""
+    try:
+        latest = os.lstat(folder).st_ctime
+    except OSError:
+        return None
+    seen = 0
+
+    def unreadable(error: OSError) -> None:
+        raise error
+
+    try:
+        for parent, folders, files in os.walk(folder, onerror=unreadable, followlinks=False):
+            for name in folders + files:
+                seen += 1
+                if seen > MAX_RECORD_ENTRIES:
+                    return None
+                latest = max(latest, os.lstat(os.path.join(parent, name)).st_ctime)
+    except OSError:  # a folder the grader cannot list: what is in it is unknown
+        return None
+    return latest
+
+
 def exchange_record(
     exchange: Path | None, course: str, assignment: str, student: str, claim: str
 ) -> dt.datetime | None:
-    """When the exchange received the submission whose ``timestamp.txt`` says ``claim``: the change time of its
-    ``inbound/<student>+<assignment>+<claim>[+<random>]`` folder, or ``None`` when there is no such record."""
+    """When the exchange received the submission whose ``timestamp.txt`` says ``claim``: the latest change time of
+    its ``inbound/<student>+<assignment>+<claim>[+<random>]`` folder and of every file in it, or ``None`` when there
+    is no such record (or none readable within :data:`MAX_RECORD_ENTRIES`).
+
+    The latest, not the folder's own: the student made that folder and can still write into it. Rewriting a notebook
+    inside it after the deadline leaves the folder's change time as it was, but not the notebook's, and nobody can
+    set a change time back (the kernel sets it to now at every change).
+
+    Example:
+        >>> exchange_record(None, "course-a", "01", "ada", "2027-01-15 16:00:00.000000 UTC") is None
+        True
+    """
     if exchange is None:
         return None
     inbound = exchange / course / "inbound"
@@ -100,12 +140,7 @@ def exchange_record(
         entries = [e for e in os.scandir(inbound) if e.name == prefix or e.name.startswith(prefix + "+")]
     except OSError:
         return None
-    times = []
-    for entry in entries:
-        try:
-            times.append(entry.stat(follow_symlinks=False).st_ctime)
-        except OSError:
-            continue
+    times = [latest for e in entries if (latest := _latest_change(e.path)) is not None]
     return _utc(min(times)) if times else None
 
 

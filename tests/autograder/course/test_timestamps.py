@@ -63,3 +63,37 @@ def test_the_copy_time_is_a_change_time_a_student_cannot_set(tmp_path):
     copied = timestamps.copy_time(tmp_path)
     assert copied is not None and abs(copied - dt.datetime.fromtimestamp(time.time(), dt.timezone.utc).replace(
         tzinfo=None)) < dt.timedelta(minutes=1)  # fmt: skip
+
+
+def test_a_notebook_rewritten_in_its_inbox_folder_moves_the_record_to_the_rewrite(tmp_path):
+    """The student made the inbound folder and can write into it after the deadline: the folder's own change time
+    stays, the rewritten notebook's does not, and the record is the latest of them."""
+    import os
+    import time
+
+    claim = "2027-01-15 16:00:00.000000 UTC"
+    folder = tmp_path / "course-a" / "inbound" / f"ada+01+{claim}+abcd"
+    folder.mkdir(parents=True)
+    notebook = folder / "01.ipynb"
+    notebook.write_text("{}", encoding="utf-8")
+    first = timestamps.exchange_record(tmp_path, "course-a", "01", "ada", claim)
+    time.sleep(0.05)
+    with open(notebook, "w", encoding="utf-8") as handle:  # in place: the folder's entries do not change
+        handle.write('{"cells": []}')
+    rewritten = dt.datetime.fromtimestamp(os.lstat(notebook).st_ctime, dt.timezone.utc).replace(tzinfo=None)
+    assert dt.datetime.fromtimestamp(os.lstat(folder).st_ctime, dt.timezone.utc).replace(tzinfo=None) < rewritten
+    found = timestamps.exchange_record(tmp_path, "course-a", "01", "ada", claim)
+    assert first is not None and found is not None and first < found
+    assert abs(found - rewritten) < dt.timedelta(milliseconds=1)
+
+
+def test_an_inbox_folder_too_large_to_read_has_no_record(tmp_path, monkeypatch):
+    claim = "2027-01-15 16:00:00.000000 UTC"
+    folder = tmp_path / "course-a" / "inbound" / f"ada+01+{claim}+abcd"
+    folder.mkdir(parents=True)
+    for index in range(4):
+        (folder / f"{index}.txt").write_text("x", encoding="utf-8")
+    monkeypatch.setattr(timestamps, "MAX_RECORD_ENTRIES", 3)
+    assert timestamps.exchange_record(tmp_path, "course-a", "01", "ada", claim) is None
+    monkeypatch.setattr(timestamps, "MAX_RECORD_ENTRIES", 4)
+    assert timestamps.exchange_record(tmp_path, "course-a", "01", "ada", claim) is not None
