@@ -20,6 +20,7 @@ import copy
 import json
 import re
 import stat
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -487,12 +488,41 @@ REPORT_METADATA = "bpe_course_doctor"
 """The metadata key of :func:`report_cell` that keeps each problem's kind for the class report."""
 
 
+MAX_NOTES = 30
+"""The most problems the notes of one submission list (:func:`bounded`): a submission can make thousands (a cell
+with a foreign ``grade_id`` each), and the notes reach the formgrader, the feedback, ``grades.csv`` and the terminal."""
+SEVERITY = ("fatal", "timestamp", "integrity", "repaired")
+"""The order the notes list problems in, the gravest first: one that decides the grade (a fatal problem, a timestamp
+the late penalty uses) is never left out."""
+
+
+def bounded(problems: list[Problem], limit: int = MAX_NOTES) -> list[Problem]:
+    """``problems`` in :data:`SEVERITY` order (stable within a kind), at most ``limit`` of them: past that, the
+    first ``limit - 1`` and one line that counts the rest, of the gravest kind left out.
+
+    Example:
+        >>> found = [Problem("repaired", f"cell {i} repaired") for i in range(5)] + [Problem("timestamp", "late")]
+        >>> [str(p) for p in bounded(found, 3)]
+        ['[timestamp] late', '[repaired] cell 0 repaired', '[repaired] and 4 more problems: 4 repaired']
+    """
+    rank = {kind: i for i, kind in enumerate(SEVERITY)}
+    ordered = sorted(problems, key=lambda p: rank.get(p.kind, len(rank)))
+    if len(ordered) <= limit:
+        return ordered
+    kept, left = ordered[: limit - 1], ordered[limit - 1 :]
+    counts = Counter(p.kind for p in left)
+    kinds = ", ".join(f"{n} {kind}" for kind, n in sorted(counts.items(), key=lambda kv: rank.get(kv[0], len(rank))))
+    return [*kept, Problem(left[0].kind, f"and {len(left)} more problems: {kinds}")]
+
+
 def report_cell(problems: list[Problem]):
     """A markdown cell for the top of the graded notebook, so the student's feedback lists the problems.
 
-    Its metadata (``REPORT_METADATA``) keeps every problem with its kind, for :mod:`autograder.reports.report`. Each
-    line is escaped (:func:`autograder.inert.markdown_text`): a problem quotes names the student chose.
+    Its metadata (``REPORT_METADATA``) keeps the problems it lists with their kinds, for
+    :mod:`autograder.reports.report`: at most :data:`MAX_NOTES`, the gravest first (:func:`bounded`). Each line is
+    escaped (:func:`autograder.inert.markdown_text`): a problem quotes names the student chose.
     """
+    problems = bounded(problems)
     lines = ["**Notes from the grader about this submission**", ""]
     lines += [f"- {markdown_text(p.text)}" for p in problems]  # a quoted file name renders as its characters
     cell = nbformat.v4.new_markdown_cell("\n".join(lines))
@@ -508,4 +538,5 @@ def noted_problems(nb) -> list[Problem]:
     found = stored.get("problems", []) if isinstance(stored, dict) else []
     if not isinstance(found, list):
         return []
-    return [Problem(str(p.get("kind", "")), str(p.get("text", ""))[:500]) for p in found if isinstance(p, dict)]
+    listed = [p for p in found[:MAX_NOTES] if isinstance(p, dict)]  # a forged cell may list any number
+    return [Problem(str(p.get("kind", "")), str(p.get("text", ""))[:500]) for p in listed]

@@ -42,3 +42,33 @@ def test_a_cell_claiming_to_be_locked_is_still_scanned(course_root):
     assert [p.text for p in scan_integrity(submission, source)] == ["cell 'merge', line 1: imports bpe_ref"]
     given = {"nbgrader": {"grade_id": "together_demo", "locked": True}}  # locked in the source: put back, not scanned
     assert scan_integrity(new_notebook(cells=[new_code_cell("import bpe_ref", metadata=given)]), source) == []
+
+
+def test_the_notes_list_at_most_max_notes_the_gravest_first(course_root):
+    """Each cell with a foreign ``grade_id`` is one problem: thousands of them would reach the formgrader, the
+    feedback, grades.csv and the terminal. The notes keep the gravest (a fatal one, the timestamp the late penalty
+    uses) and count the rest in one line."""
+    import copy
+
+    from autograder import doctor
+
+    assignment = "01_pair_counts_and_merge"
+    source = nbformat.read(course_root / "solutions" / assignment / f"{assignment}.ipynb", 4)
+    nb = copy.deepcopy(nbformat.read(course_root / "notebooks" / assignment / f"{assignment}.ipynb", 4))
+    for index in range(500):
+        cell = new_code_cell(f"x{index} = {index}")
+        cell.metadata["nbgrader"] = {"grade_id": f"foreign_{index}", "solution": False, "grade": False}
+        nb.cells.append(cell)
+    found = doctor.repair(nb, source)
+    assert len(found) >= 500
+    found += [doctor.Problem("timestamp", "timestamp.txt says 2001-01-01: before the release"),
+              doctor.Problem("fatal", "the notebook could not be read")]  # fmt: skip
+    cell = doctor.report_cell(found)
+    noted = doctor.noted_problems(new_notebook(cells=[cell]))
+    assert len(noted) == doctor.MAX_NOTES and len(cell.source) < 10_000
+    assert [p.kind for p in noted[:2]] == ["fatal", "timestamp"]
+    left = len(found) - (doctor.MAX_NOTES - 1)  # every one left out is a repaired cell
+    assert noted[-1].text == f"and {left} more problems: {left} repaired"
+    forged = new_notebook(cells=[copy.deepcopy(cell)])  # a submission's own notes cell, listing anything
+    forged.cells[0].metadata[doctor.REPORT_METADATA]["problems"] = [{"kind": "fatal", "text": "x"}] * 10_000
+    assert len(doctor.noted_problems(forged)) == doctor.MAX_NOTES
