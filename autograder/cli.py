@@ -115,11 +115,15 @@ def cmd_check(args: argparse.Namespace) -> int:
     print(sandbox_status(limits["LimitedKernelManager.sandbox"]))
     if args.kernel:  # the whole of grade: nbgrader's autograde, the notebook run in a kernel, then the judge
         print(
-            f"Grading {path.name} as {submission.assignment} as `grade` does, in a kernel (a few seconds)...",
+            f"Grading {terminal_text(path.name)} as {terminal_text(submission.assignment)} as `grade` does, in a "
+            "kernel (a few seconds)...",
             flush=True,
         )
     else:  # the same scores from the judge alone, without nbgrader's batch machinery
-        print(f"Checking {path.name} as {submission.assignment}, hidden tests included...", flush=True)
+        print(
+            f"Checking {terminal_text(path.name)} as {terminal_text(submission.assignment)}, hidden tests included...",
+            flush=True,
+        )
     result = selfcheck.check(root, submission, limits, kernel=args.kernel)
     for line in result.solution_errors:
         print(f"  your solution cell {terminal_text(line)}")

@@ -27,6 +27,8 @@ from typing import Any
 
 from nbgrader.plugins.zipcollect import FileNameCollectorPlugin
 
+from ..inert import terminal_text
+
 SAFE_REGEXP = (
     r"^[^_/]+_(?P<student_id>[A-Za-z0-9.@+-]+)_attempt_(?P<timestamp>\d{4}-\d{2}-\d{2}-\d{2}-\d{2}-\d{2})"
     r"_(?P<file_id>[A-Za-z0-9_.-]+?)(?:\.ipynb)?$"
@@ -55,6 +57,7 @@ class ArchiveCollector(FileNameCollectorPlugin):
             return None
 
     def _refuse(self, message: str) -> None:
+        message = terminal_text(message)  # it quotes file names from the archive: shown on the instructor's terminal
         self.log.error(message)
         raise CollectionRefused(message)
 

@@ -168,6 +168,14 @@ def _manual_scores(course):
     return found
 
 
+def _policed(response):
+    """A formgrader page's response carries the course's Content-Security-Policy: no inline script but what carries
+    the page's own nonce (autograder.formgrader_csp)."""
+    assert response is not None and response.ok, response
+    policy = response.headers.get("content-security-policy", "")
+    assert "script-src 'self' 'nonce-" in policy and "'unsafe-inline'" not in policy.split("style-src")[0], policy
+
+
 def _marks(page):
     return page.evaluate("() => ({pwned: window.__pwned || 0, title: document.title})")
 
@@ -195,7 +203,7 @@ def test_the_instructor_opens_a_hostile_class_and_no_script_of_it_runs(hostile_f
             page.wait_for_load_state("networkidle", timeout=60_000)
 
             step("hostile formgrader: Manage Submissions")
-            page.goto(f"{url}/formgrader/manage_submissions/{ASSIGNMENT}", timeout=60_000)
+            _policed(page.goto(f"{url}/formgrader/manage_submissions/{ASSIGNMENT}", timeout=60_000))
             page.wait_for_timeout(3000)
             page.screenshot(path=str(SCREENS / "hostile-manage-submissions.png"), full_page=True)
             page.wait_for_selector("text=mallory-name", timeout=60_000)
@@ -204,7 +212,7 @@ def test_the_instructor_opens_a_hostile_class_and_no_script_of_it_runs(hostile_f
             assert _marks(page)["pwned"] == 0 and _marks(page)["title"] != "PWNED"
 
             step("hostile formgrader: Manual Grading, the list of submissions")
-            page.goto(f"{url}/formgrader/gradebook/{ASSIGNMENT}/{ASSIGNMENT}", timeout=60_000)
+            _policed(page.goto(f"{url}/formgrader/gradebook/{ASSIGNMENT}/{ASSIGNMENT}", timeout=60_000))
             page.locator("a.name-shown", has_text="mallory-name").wait_for(state="attached", timeout=60_000)
             page.wait_for_timeout(1000)
             assert _marks(page)["pwned"] == 0
@@ -215,7 +223,7 @@ def test_the_instructor_opens_a_hostile_class_and_no_script_of_it_runs(hostile_f
                 links[student] = row.locator("a").first.get_attribute("href")
             for student, href in links.items():
                 step(f"hostile formgrader: Manual Grading of {student}")
-                page.goto(href if href.startswith("http") else f"{url}{href}", timeout=60_000)
+                _policed(page.goto(href if href.startswith("http") else f"{url}{href}", timeout=60_000))
                 page.wait_for_selector("text=test_merge_overlaps", timeout=60_000)
                 page.wait_for_timeout(2000)
                 page.screenshot(path=str(SCREENS / f"hostile-manual-grading-{student}.png"), full_page=True)

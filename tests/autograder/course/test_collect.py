@@ -57,3 +57,31 @@ def test_a_file_inside_one_students_archive_is_never_collected_as_another_studen
     assert done.returncode != 0, said[-2000:]
     assert "hw1_alice_attempt_2027-01-10-10-00-00_01_pair_counts_and_merge" in said and "'bob'" in said
     assert _collected(course_copy, "bob") != _notebook(course_copy, "blank")  # bob's work is not alice's plant
+
+
+def test_two_files_with_nothing_to_order_them_are_refused_naming_both(course_copy):
+    archive = course_copy / "downloaded" / ASSIGNMENT / "archive"
+    archive.mkdir(parents=True)
+    name = f"hw1_bob_attempt_2027-01-10-11-00-00_{ASSIGNMENT}"
+    (archive / f"{name}.ipynb").write_text(_notebook(course_copy, "merge-no-skip"))
+    with zipfile.ZipFile(archive / f"{name}.zip", "w") as z:  # the same attempt, once more, as an archive
+        z.writestr(f"{ASSIGNMENT}.ipynb", _notebook(course_copy, "correct-loops"))
+    done = _zip_collect(course_copy)
+    said = done.stdout + done.stderr
+    assert done.returncode != 0, said[-2000:]
+    lines = [line for line in said.splitlines() if "with nothing to order them" in line]  # logged, then raised
+    assert lines and all(f"{name}.ipynb" in s and f"{name}/{ASSIGNMENT}.ipynb" in s and "'bob'" in s for s in lines)
+    assert _collected(course_copy, "bob") is None
+
+
+def test_a_refusal_shows_the_archives_names_with_control_characters_escaped(course_copy):
+    archive = course_copy / "downloaded" / ASSIGNMENT / "archive"
+    archive.mkdir(parents=True)
+    with zipfile.ZipFile(archive / "hw1_alice_attempt_2027-01-10-10-00-00_01_pair_counts_and_merge.zip", "w") as z:
+        z.writestr(f"x\x1b[2J\x1b]0;owned\x07/hw1_bob_attempt_2099-01-01-00-00-00_{ASSIGNMENT}.ipynb",
+                   _notebook(course_copy, "blank"))  # fmt: skip
+    done = _zip_collect(course_copy)
+    said = done.stdout + done.stderr
+    assert done.returncode != 0 and "refusing to collect it as another student's work" in said, said[-2000:]
+    refused = [line for line in said.splitlines() if "refusing to collect it" in line]  # the course's own lines
+    assert refused and all("\x1b" not in s and "\x07" not in s and "x\\x1b[2J\\x1b]0;owned\\x07" in s for s in refused)
