@@ -1424,14 +1424,12 @@ def run_nbgrader_autograde(course_root, class_folder, workdir, *, timeout=1800, 
         raise Unisolated("the canary submission did not run in the sandbox under nbgrader autograde")
     for name in ("submitted", "autograded", "feedback"):
         shutil.rmtree(root / name, ignore_errors=True)
-    roots = []
-    for k in range(max(1, shards)):  # copies of the course with its gradebook, empty of grades
-        roots.append(workdir / f"course-{k}")
-        shutil.copytree(root, roots[-1])
-        with Gradebook(f"sqlite:///{roots[-1] / 'gradebook.db'}") as gradebook:
-            for student in list(gradebook.students):
-                gradebook.remove_student(student.id)
-        (roots[-1] / "submitted").mkdir()
+    with Gradebook(f"sqlite:///{root / 'gradebook.db'}") as gradebook:  # the assignments' cells, no grades
+        gradebook.remove_student(CANARY)
+    (root / "submitted").mkdir()
+    roots = [workdir / f"course-{k}" for k in range(max(1, shards))]
+    for copy in roots:
+        shutil.copytree(root, copy)
     placed = 0
     for index, assignment in enumerate(assignments):
         students = sorted(p.parent.name for p in class_folder.glob(f"*/{assignment}") if p.is_dir())
