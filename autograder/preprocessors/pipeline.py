@@ -95,6 +95,8 @@ def configure(c: Any, course_root: Path) -> None:
         "nbconvert.preprocessors.CSSHTMLHeaderPreprocessor",
         "autograder.preprocessors.sanitize_feedback.SanitizeFeedback",
     ]
+    # ... and the page carries a policy that runs no script, wherever it is opened.
+    c.GenerateFeedback.exporter_class = "autograder.preprocessors.sanitize_feedback.InertFeedbackExporter"
     # The formgrader (loading this file inside a Jupyter server) serves its pages with a Content-Security-Policy:
     # no inline script but its own (autograder.formgrader_csp).
     import sys

@@ -1,9 +1,15 @@
 """``SanitizeFeedback``: ``GenerateFeedback``'s last step, the feedback page made inert whatever notebook it is
-made from (one graded before the pipeline sanitised it); what inert means is :mod:`autograder.inert`'s.
+made from (one graded before the pipeline sanitised it); what inert means is :mod:`autograder.inert`'s. And
+``InertFeedbackExporter``: the page carries a Content-Security-Policy that runs no script at all, a second wall
+behind the sanitiser wherever the page is opened (from disk, from the exchange, from an LMS).
 """
 
 from __future__ import annotations
 
+import re
+from typing import Any
+
+from nbconvert.exporters import HTMLExporter
 from nbconvert.preprocessors import Preprocessor
 from nbformat.notebooknode import NotebookNode
 from traitlets import Bool
@@ -28,3 +34,48 @@ class SanitizeFeedback(Preprocessor):
                 cell.metadata.pop("raw_mimetype", None)
         nb.metadata = clean_notebook_metadata(nb.metadata)
         return nb, resources
+
+
+FEEDBACK_POLICY = (
+    "default-src 'none'; script-src 'none'; object-src 'none'; style-src 'unsafe-inline'; img-src data:; "
+    "font-src data:; form-action 'none'; base-uri 'none'"
+)
+"""The feedback page's policy: its styles (inlined by nbgrader's template) and ``data:`` images (the notebook's
+charts), nothing else: no script, not even the template's own (MathJax from a CDN: the course's notebooks hold no
+mathematics), no request to any server (an image of a submission cannot tell anyone the page was opened)."""
+_HEAD = re.compile(r"<head(?:\s[^>]*)?>", re.I)
+_CHARSET = re.compile(r"<meta\s+charset=[^>]*>", re.I)
+
+
+def with_policy(html: str, policy: str = FEEDBACK_POLICY) -> str:
+    """``html`` with a ``<meta http-equiv="Content-Security-Policy">`` of ``policy`` before anything that the policy
+    governs: after the ``<meta charset>`` of its head, else first in its head, else at its very start.
+
+    Args:
+        html: a page (nbgrader's feedback page).
+        policy: the policy's text (no double quote in it).
+
+    Returns:
+        str: the page with the policy.
+
+    Example:
+        >>> print(with_policy('<head><meta charset="utf-8"><title>', "script-src 'none'"))
+        <head><meta charset="utf-8"><meta http-equiv="Content-Security-Policy" content="script-src 'none'"><title>
+    """
+    meta = f'<meta http-equiv="Content-Security-Policy" content="{policy}">'
+    head = _HEAD.search(html)
+    if head is None:
+        return meta + html
+    charset = _CHARSET.search(html, head.end())
+    at = charset.end() if charset is not None and not html[head.end() : charset.start()].strip() else head.end()
+    return html[:at] + meta + html[at:]
+
+
+class InertFeedbackExporter(HTMLExporter):
+    """``GenerateFeedback``'s exporter (``c.GenerateFeedback.exporter_class``): nbgrader's feedback page, with
+    :data:`FEEDBACK_POLICY` in its head (:func:`with_policy`). The ``HTMLExporter`` configuration applies to it, and
+    nbgrader's API (the formgrader's feedback button) uses it too."""
+
+    def from_notebook_node(self, nb: NotebookNode, resources: dict | None = None, **kw: Any) -> tuple[str, dict]:
+        output, resources = super().from_notebook_node(nb, resources, **kw)
+        return with_policy(output), resources

@@ -90,9 +90,29 @@ HONEST = "correct-loops"
 MANUAL_SCORE = 3.5
 
 
+SVG = f'<svg xmlns="http://www.w3.org/2000/svg" onload="{RUN}"><script>{RUN}</script></svg>'
+WIDGET_STATE = {
+    "state": {"w1": {"model_name": "HTMLModel", "model_module": "@jupyter-widgets/controls",
+                     "model_module_version": "2.0.0", "state": {"value": f'<img src="x" onerror="{RUN}">'}}},
+    "version_major": 2, "version_minor": 0,
+}  # fmt: skip
+
+
+def _b64(text):
+    return base64.b64encode(text.encode()).decode()
+
+
 def _hostile(release):
     nb = sample_class.fill(release, {**sample_class.students()[ASSIGNMENT][HONEST]})
-    nb.cells.insert(1, nbformat.v4.new_markdown_cell(MARKDOWN))
+    markdown = nbformat.v4.new_markdown_cell(
+        MARKDOWN + '\n\n![evil](attachment:evil.svg)\n\n<iframe src="attachment:page.html"></iframe>'
+    )
+    markdown.attachments = {  # script in an attachment: an SVG and an HTML page the markdown points at
+        "evil.svg": {"image/svg+xml": _b64(SVG)},
+        "page.html": {"text/html": _b64(f"<script>{RUN}</script>")},
+    }
+    nb.cells.insert(1, markdown)
+    nb.metadata["widgets"] = {"application/vnd.jupyter.widget-state+json": WIDGET_STATE}  # rendered by a widget
     code = nbformat.v4.new_code_cell(OUTPUTS)
     code.metadata["tags"] = [f'x"><img src=x onerror="{RUN}">']
     nb.cells.insert(2, code)
@@ -243,6 +263,19 @@ def test_the_instructor_opens_a_hostile_class_and_no_script_of_it_runs(hostile_f
             page.screenshot(path=str(SCREENS / "hostile-feedback-mallory.png"), full_page=True)
             assert "My answer, with notes." in page.inner_text("body")
             assert _marks(page)["pwned"] == 0
+            for link in page.locator("a", has_text="a link").all():  # a javascript: link that survived would run
+                link.click(no_wait_after=True)
+            page.wait_for_timeout(500)
+            assert _marks(page)["pwned"] == 0
+
+            step("hostile formgrader: the feedback's own policy, behind the sanitiser")
+            html = feedback.read_text(encoding="utf-8")
+            missed = html.replace("</body>", f'<script>{RUN}</script><img src="x" onerror="{RUN}"></body>')
+            assert missed != html
+            (course / "missed.html").write_text(missed, encoding="utf-8")  # as if the sanitiser had missed both
+            page.goto((course / "missed.html").as_uri(), timeout=60_000)
+            page.wait_for_timeout(1500)
+            assert _marks(page)["pwned"] == 0, "the feedback page's Content-Security-Policy let script run"
 
             after = _manual_scores(course)
             assert after == before, "a page of the hostile class changed the instructor's grades"
