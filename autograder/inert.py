@@ -5,7 +5,8 @@ shows them where a person looks. Each place has its own way of turning text into
 
 * a terminal (``grade``'s summary): :func:`terminal_text` shows control characters (ANSI escape sequences,
   carriage returns, bidirectional overrides) as escapes, so a name cannot move the cursor, retitle the window or
-  hide a line;
+  hide a line; nbgrader's own log lines (which quote paths inside archives and folders) go through
+  :class:`TerminalFormatter`;
 * a spreadsheet: :func:`csv_text` and :func:`csv_writer` apply OWASP's rule for CSV injection, a field that starts
   with ``=``, ``+``, ``-``, ``@``, a tab or a carriage return gets a leading ``'``, shown as text, not a formula;
 * the grader's own notes, rendered as markdown in the formgrader and the feedback: :func:`markdown_text` escapes
@@ -37,6 +38,7 @@ import base64
 import binascii
 import csv
 import html
+import logging
 import re
 import unicodedata
 from html.parser import HTMLParser
@@ -44,6 +46,7 @@ from typing import Any, TextIO
 
 import bleach
 from nbformat.notebooknode import NotebookNode
+from tornado.log import LogFormatter
 
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 """What a spreadsheet reads as the start of a formula (OWASP, "CSV Injection")."""
@@ -73,6 +76,34 @@ def terminal_text(value: object) -> str:
             code = ord(char)
             out.append(f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}")
     return "".join(out)
+
+
+class TerminalFormatter(LogFormatter):
+    r"""The log formatter of nbgrader's commands under the course's configuration (``c.Application.logging_config``,
+    set by :func:`autograder.preprocessors.pipeline.configure`): nbgrader's own (tornado's ``LogFormatter``, colours
+    included), with the record's message and traceback shown line by line with :func:`terminal_text`. A line
+    break stays a line break; nothing in a quoted name reaches the terminal as a control sequence.
+
+    Example:
+        >>> import logging
+        >>> record = logging.LogRecord("nbgrader", logging.INFO, "", 0, "Extracting %s", ("x\x1b[2J.zip",), None)
+        >>> TerminalFormatter("[%(levelname)s] %(message)s", color=False).format(record)
+        '[INFO] Extracting x\\x1b[2J.zip'
+    """
+
+    def format(self, record: logging.LogRecord) -> str:
+        message = record.getMessage()
+        shown = _lines_shown(message)
+        if shown != message or record.args:
+            record = logging.makeLogRecord({**record.__dict__, "msg": shown, "args": None})
+        return super().format(record)
+
+    def formatException(self, ei: Any) -> str:  # noqa: N802 (logging's name)
+        return _lines_shown(super().formatException(ei))
+
+
+def _lines_shown(text: str) -> str:
+    return "\n".join(terminal_text(line) for line in text.split("\n"))
 
 
 def csv_text(value: object) -> str:

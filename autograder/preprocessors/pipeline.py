@@ -112,6 +112,12 @@ def configure(c: Any, course_root: Path) -> None:
     c.ZipCollectApp.collector_plugin = "autograder.course.collect.ArchiveCollector"
     if "named_regexp" not in c.FileNameCollectorPlugin:
         c.FileNameCollectorPlugin.named_regexp = SAFE_REGEXP
+    # nbgrader's own log lines quote names a student chose (paths inside an archive): shown with control characters
+    # escaped (autograder.inert.TerminalFormatter), whichever nbgrader command runs.
+    logging_config = c.Application.get("logging_config") or {}
+    console = logging_config.setdefault("formatters", {}).setdefault("console", {})
+    console.setdefault("class", "autograder.inert.TerminalFormatter")
+    c.Application.logging_config = logging_config
     # The hidden checks' inputs come from the course's secret and each student's id, whichever command grades.
     from ..checks.cases import SECRET_FILE
 

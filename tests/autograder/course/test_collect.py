@@ -74,7 +74,7 @@ def test_two_files_with_nothing_to_order_them_are_refused_naming_both(course_cop
     assert _collected(course_copy, "bob") is None
 
 
-def test_a_refusal_shows_the_archives_names_with_control_characters_escaped(course_copy):
+def test_the_terminal_shows_the_archives_names_with_control_characters_escaped(course_copy):
     archive = course_copy / "downloaded" / ASSIGNMENT / "archive"
     archive.mkdir(parents=True)
     with zipfile.ZipFile(archive / "hw1_alice_attempt_2027-01-10-10-00-00_01_pair_counts_and_merge.zip", "w") as z:
@@ -85,3 +85,4 @@ def test_a_refusal_shows_the_archives_names_with_control_characters_escaped(cour
     assert done.returncode != 0 and "refusing to collect it as another student's work" in said, said[-2000:]
     refused = [line for line in said.splitlines() if "refusing to collect it" in line]  # the course's own lines
     assert refused and all("\x1b" not in s and "\x07" not in s and "x\\x1b[2J\\x1b]0;owned\\x07" in s for s in refused)
+    assert "\x1b" not in said and "\x07" not in said  # nbgrader's own log lines (its "Extracting ...") too
