@@ -112,6 +112,9 @@ def configure(c: Any, course_root: Path) -> None:
     c.ZipCollectApp.collector_plugin = "autograder.course.collect.ArchiveCollector"
     if "named_regexp" not in c.FileNameCollectorPlugin:
         c.FileNameCollectorPlugin.named_regexp = SAFE_REGEXP
+    # `nbgrader export`: the same grades.csv, written as CSV that no spreadsheet reads a formula from.
+    if "plugin_class" not in c.ExportApp:
+        c.ExportApp.plugin_class = "autograder.reports.exports.InertCsvExportPlugin"
     # nbgrader's own log lines quote names a student chose (paths inside an archive): shown with control characters
     # escaped (autograder.inert.TerminalFormatter), whichever nbgrader command runs.
     logging_config = c.Application.get("logging_config") or {}

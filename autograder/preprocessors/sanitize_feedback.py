@@ -76,6 +76,6 @@ class InertFeedbackExporter(HTMLExporter):
     :data:`FEEDBACK_POLICY` in its head (:func:`with_policy`). The ``HTMLExporter`` configuration applies to it, and
     nbgrader's API (the formgrader's feedback button) uses it too."""
 
-    def from_notebook_node(self, nb: NotebookNode, resources: dict | None = None, **kw: Any) -> tuple[str, dict]:
+    def from_notebook_node(self, nb: NotebookNode, resources: dict | None = None, **kw: Any) -> tuple[Any, dict]:
         output, resources = super().from_notebook_node(nb, resources, **kw)
         return with_policy(output), resources

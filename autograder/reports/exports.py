@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from ..course.directory import CourseError
 from ..inert import csv_writer
@@ -260,3 +261,52 @@ def write_combined(sheet: Gradesheet, path: Path) -> None:
 def _score(sheet: Gradesheet, student: str, assignment: str) -> str:
     grade = sheet.grades.get((student, assignment))
     return "" if grade is None else _points(grade.score)
+
+
+NBGRADER_COLUMNS = [
+    "assignment", "duedate", "timestamp", "student_id", "last_name", "first_name", "email", "raw_score",
+    "late_submission_penalty", "score", "max_score",
+]  # fmt: skip
+"""The columns of ``nbgrader export``'s ``grades.csv`` (nbgrader's ``CsvExportPlugin``), in its order."""
+
+
+def _export_plugin_base() -> type:
+    from nbgrader.plugins.export import CsvExportPlugin
+
+    return CsvExportPlugin
+
+
+class InertCsvExportPlugin(_export_plugin_base()):  # type: ignore[misc]
+    """``nbgrader export``'s plugin under the course's configuration (``c.ExportApp.plugin_class``): nbgrader's
+    ``grades.csv``, the same columns, rows and scores (``max(0, score - late_submission_penalty)``; a student with
+    no submission at 0), its ``--to``, ``--student`` and ``--assignment`` options, but written as real CSV: every
+    field quoted where it must be (a comma in a name no longer shifts the columns) and neutralised where a
+    spreadsheet would read a formula (:func:`autograder.inert.csv_writer`; nbgrader writes a student id such as
+    ``=HYPERLINK(...)`` as it is)."""
+
+    def export(self, gradebook: Any) -> None:
+        from nbgrader.api import MissingEntry
+
+        dest = self.to or "grades.csv"
+        students, assignments = {str(s) for s in self.student}, {str(a) for a in self.assignment}
+        self.log.info("Exporting grades to %s", dest)
+        with open(dest, "w", newline="", encoding="utf-8") as handle:
+            writer = csv_writer(handle)
+            writer.writerow(NBGRADER_COLUMNS)
+            for assignment in gradebook.assignments:
+                if assignments and assignment.name not in assignments:
+                    continue
+                for student in gradebook.students:
+                    if students and student.id not in students:
+                        continue
+                    try:
+                        submission = gradebook.find_submission(assignment.name, student.id)
+                    except MissingEntry:
+                        timestamp, raw, penalty = None, 0.0, 0.0
+                    else:
+                        timestamp, raw = submission.timestamp, submission.score
+                        penalty = submission.late_submission_penalty
+                    row = [assignment.name, assignment.duedate, timestamp, student.id, student.last_name,
+                           student.first_name, student.email, raw, penalty, max(0.0, raw - (penalty or 0.0)),
+                           assignment.max_score]  # fmt: skip
+                    writer.writerow(["" if value is None else str(value) for value in row])

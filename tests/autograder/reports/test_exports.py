@@ -2,12 +2,15 @@
 
 import csv
 import shutil
+import subprocess
+import sys
 import warnings
 
 import pytest
 
 from autograder.cli import main
 from autograder.course.directory import CourseError
+from autograder.inert import csv_text
 from autograder.reports import exports
 
 from ..expected_scores import EXPECTED
@@ -140,3 +143,37 @@ def test_a_missing_gradebook_is_an_error_and_is_never_created(tmp_path):
     with pytest.raises(CourseError) as caught:  # an unreachable server: named, its password never shown
         exports.collect(["postgresql://grader:s3cret@127.0.0.1:1/bpe"])
     assert "grader:***@127.0.0.1:1/bpe" in str(caught.value) and "s3cret" not in str(caught.value)
+
+
+HOSTILE_ROSTER = {  # an id and names chosen to break a CSV: a formula, a comma, a quote
+    '=HYPERLINK("http://x")': {"first_name": "@SUM(1)", "last_name": "Lovelace, Ada", "email": '"q"@example.org'},
+}
+
+
+def test_nbgrader_export_writes_nbgrader_s_grades_as_csv_with_no_formula(graded_sample_class, course_root, tmp_path):
+    """`nbgrader export` under the course's configuration: nbgrader's columns, rows and scores (its own plugin's, on
+    every row it can write), but a field that starts a formula is neutralised and a comma stays in its column."""
+    from autograder.course.directory import make_course_directory
+
+    course = make_course_directory(course_root, tmp_path / "course").path
+    _gradebook(graded_sample_class, course / "gradebook.db", {**ROSTER, **HOSTILE_ROSTER})
+
+    def export(*options):
+        done = subprocess.run([sys.executable, "-m", "nbgrader", "export", *options], cwd=course,
+                              capture_output=True, text=True, timeout=300)  # fmt: skip
+        assert done.returncode == 0, done.stderr[-2000:]
+
+    export("--to", "grades.csv")
+    export("--to", "plain.csv", "--ExportApp.plugin_class=nbgrader.plugins.export.CsvExportPlugin")
+    header, *rows = _read(course / "grades.csv")
+    assert header == exports.NBGRADER_COLUMNS
+    plain_header, *plain = [line.split(",") for line in (course / "plain.csv").read_text().splitlines()]
+    assert plain_header == header and len(plain) == len(rows) == len(ASSIGNMENTS) * (len(STUDENTS) + 1)
+    (hostile,) = [row for row in rows if row[4] == "Lovelace, Ada" and row[0] == ASSIGNMENTS[0]]
+    assert hostile[3:7] == ["'=HYPERLINK(\"http://x\")", "Lovelace, Ada", "'@SUM(1)", '"q"@example.org']
+    benign = [row for row in plain if len(row) == len(header)]  # nbgrader's own rows that a comma did not break
+    assert len(benign) == len(plain) - len(ASSIGNMENTS)
+    assert [[csv_text(field) for field in row] for row in benign] == [row for row in rows if row[4] != hostile[4]]
+    for row in benign:
+        total = TOTALS.get((row[3], row[0]), 0.0)
+        assert float(row[9]) == total, row
