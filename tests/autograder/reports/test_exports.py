@@ -170,7 +170,7 @@ def test_nbgrader_export_writes_nbgrader_s_grades_as_csv_with_no_formula(graded_
     plain_header, *plain = [line.split(",") for line in (course / "plain.csv").read_text().splitlines()]
     assert plain_header == header and len(plain) == len(rows) == len(ASSIGNMENTS) * (len(STUDENTS) + 1)
     (hostile,) = [row for row in rows if row[4] == "Lovelace, Ada" and row[0] == ASSIGNMENTS[0]]
-    assert hostile[3:7] == ["'=HYPERLINK(\"http://x\")", "Lovelace, Ada", "'@SUM(1)", '"q"@example.org']
+    assert hostile[3:7] == ['\'=HYPERLINK("http://x")', "Lovelace, Ada", "'@SUM(1)", '"q"@example.org']
     benign = [row for row in plain if len(row) == len(header)]  # nbgrader's own rows that a comma did not break
     assert len(benign) == len(plain) - len(ASSIGNMENTS)
     assert [[csv_text(field) for field in row] for row in benign] == [row for row in rows if row[4] != hostile[4]]
