@@ -281,6 +281,42 @@ class _Grader:
 
 
 _WORKER: _Grader | None = None
+_FEEDBACK_API: Any = None
+
+
+def _start_feedback_worker(target: Workspace) -> None:
+    global _FEEDBACK_API
+    _FEEDBACK_API = target.api()
+
+
+def _feedback_item(item: tuple[int, Submission]) -> str:
+    """nbgrader's ``generate_feedback`` of one submission from the course gradebook; ``""`` or what went wrong."""
+    submission = item[1]
+    done = _FEEDBACK_API.generate_feedback(submission.assignment, submission.student, force=True)
+    return "" if done["success"] else _summarise(done.get("log", "") or done.get("error", ""))
+
+
+def _make_feedback(publisher: _Publisher, journal: Journal, jobs: int) -> None:
+    """The feedback that needs the course gradebook (:attr:`_Publisher.deferred`), made once every grade is in it:
+    in worker processes, like the grading (a page whose sanitising is slow holds one worker, never the batch), and
+    with nothing writing to the gradebook meanwhile. Each result gets its page and its journal line again."""
+    items = [(index, result.submission) for index, result in publisher.deferred]
+    results = dict(publisher.deferred)
+
+    def made(item: tuple[int, Submission], error: str) -> None:
+        result = results[item[0]]
+        page = publisher.target.feedback_path(result.submission.student, result.submission.assignment)
+        result.feedback = page if page.exists() and not error else None
+        if error:
+            result.problems.append(f"no feedback: {error}"[:300])
+        journal.record(result, -2)
+
+    def lost(item: tuple[int, Submission], reason: str) -> None:
+        made(item, f"its worker died: {reason}")
+
+    if items:
+        run_contained(items, _feedback_item, made, lost, jobs=max(1, min(jobs, len(items))),
+                      initializer=_start_feedback_worker, initargs=(publisher.target,))  # fmt: skip
 
 
 def _start_worker(course_root: Path, out: Path, feedback: bool, overrides: dict) -> None:
@@ -302,15 +338,11 @@ class _Publisher:
 
     def __init__(self, course_root: Path, target: Workspace, out: Path, feedback: bool) -> None:
         self.course_root, self.target, self.out, self.feedback = course_root, target, out, feedback
-        self._api = None
+        self.deferred: list[tuple[int, Result]] = []
+        """Submissions whose feedback needs the course gradebook (manual grades, a late penalty): made after the
+        batch, in workers (:func:`_make_feedback`)."""
 
-    @property
-    def api(self):
-        if self._api is None:
-            self._api = self.target.api()
-        return self._api
-
-    def publish(self, result: Result, slot: int) -> None:
+    def publish(self, index: int, result: Result, slot: int) -> None:
         sub = result.submission
         slot_space = Workspace(self.course_root, self.out / "slots" / str(slot))
         autograded = slot_space.autograded_path(sub.student, sub.assignment).parent
@@ -328,10 +360,10 @@ class _Publisher:
         feedback = self.target.feedback_path(sub.student, sub.assignment)
         made = slot_space.feedback_path(sub.student, sub.assignment)
         if state["manual"] or state["seconds_late"] > 0 or not made.exists():
-            # the slot knows only the automatic scores: the course gradebook has the rest
-            self.api.generate_feedback(sub.assignment, sub.student, force=True)
-        else:
-            _copy(made.parent, feedback.parent)
+            # the slot knows only the automatic scores: the course gradebook has the rest (after the batch)
+            self.deferred.append((index, result))
+            return
+        _copy(made.parent, feedback.parent)
         result.feedback = feedback if feedback.exists() else None
 
     def _late_penalty(self, sub: Submission) -> None:
@@ -440,7 +472,7 @@ def grade(
 
     def finished(index: int, result: Result, slot: int) -> None:
         try:
-            publisher.publish(result, slot)
+            publisher.publish(index, result, slot)
         except Exception as exc:  # the course gradebook refused (locked, gone): report, go on
             result.error = result.error or f"grading failed: could not record the grade ({type(exc).__name__}: {exc})"
         results[index] = result
@@ -448,28 +480,25 @@ def grade(
         if bar is not None:
             bar.update(1)
 
-    if jobs == 1:
-        if todo:
-            grader = _Grader(course_root, out, 0, feedback, limits)
-            for index, submission in todo:
-                finished(index, grader.grade(submission), 0)
-    else:
-        # a dead worker (the out-of-memory killer) costs only what it was grading, which is graded again alone
-        def lost(item: tuple[int, Submission], reason: str) -> None:
-            index, submission = item
-            result = Result(submission, error=f"grading worker died: {reason}"[:500])
-            result.possible = max_points(course_root, submission.assignment)
-            finished(index, result, -1)
+    # in worker processes, even one: what nbgrader and the course do with a submission's content (its parsing,
+    # sanitising, feedback) can hold only its worker, and a dead worker (the out-of-memory killer) costs only what
+    # it was grading, which is graded again alone
+    def lost(item: tuple[int, Submission], reason: str) -> None:
+        index, submission = item
+        result = Result(submission, error=f"grading worker died: {reason}"[:500])
+        result.possible = max_points(course_root, submission.assignment)
+        finished(index, result, -1)
 
-        run_contained(
-            todo,
-            _grade_item,
-            lambda item, graded: finished(item[0], *graded),
-            lost,
-            jobs=jobs,
-            initializer=_start_worker,
-            initargs=(course_root, out, feedback, limits),
-        )
+    run_contained(
+        todo,
+        _grade_item,
+        lambda item, graded: finished(item[0], *graded),
+        lost,
+        jobs=jobs,
+        initializer=_start_worker,
+        initargs=(course_root, out, feedback, limits),
+    )
+    _make_feedback(publisher, journal, jobs)
     if bar is not None:
         bar.close()
     ordered = [results[i] for i in range(len(submissions))]

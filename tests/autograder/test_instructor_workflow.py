@@ -78,10 +78,25 @@ def round_trip(tmp_path_factory):
     return course, home, student, env, student_flags
 
 
-def test_grade_writes_nbgrader_layout_and_a_late_penalty(round_trip, tmp_path):
+def test_grade_writes_nbgrader_layout_and_a_late_penalty(round_trip, tmp_path, monkeypatch):
+    """... and the late submission's feedback, made from the course gradebook after the batch, is made in a worker
+    process, not in the process that drives the batch."""
+    from nbgrader.apps.api import NbGraderAPI
+
     course, _home, student, _env, _flags = round_trip
     out = tmp_path / "out"
+    made_by = tmp_path / "feedback-pids"
+    original = NbGraderAPI.generate_feedback
+
+    def generate_feedback(self, *args, **kwargs):
+        with open(made_by, "a") as handle:  # the workers are forked: they inherit this wrapper
+            handle.write(f"{os.getpid()}\n")
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(NbGraderAPI, "generate_feedback", generate_feedback)
     assert main(["--course", str(course), "grade", str(course / "submitted"), "--out", str(out), "--jobs", "1"]) == 0
+    pids = made_by.read_text().split()
+    assert pids and str(os.getpid()) not in pids  # the slot's page and the course's one: never in this process
     expected = EXPECTED[ASSIGNMENT][STUDENT_WORK]
     assert sum(auto for auto, _manual in _grades(course, student).values()) == sum(expected.values())
     for kind in ("autograded", "feedback"):
