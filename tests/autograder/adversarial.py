@@ -1114,6 +1114,13 @@ CATEGORIES.update({
                                                "(course/test_timestamps.py, test_instructor_workflow.py)"],
     "collection that cannot swap students (#21)": ["(nbgrader zip_collect: tests/autograder/course/test_collect.py)"],
 })  # fmt: skip
+# the attacks that try to make a graded notebook or its feedback huge
+AMPLIFIERS = [
+    "attack-output-flood", "attack-huge-error", "attack-display-updates", "attack-widget-state",
+    "attack-many-messages", "attack-stderr-flood", "attack-html-flood", "attack-long-traceback",
+    "attack-huge-attachment", "attack-widget-metadata", "attack-cell-metadata-junk",
+]  # fmt: skip
+
 INERT_PAGES = ["attack-rendered-markdown", "attack-output-attributes", "attack-markup-file-name",
                "attack-script-output", "attack-active-markdown"]  # fmt: skip
 """Attacks whose graded notebook (what the formgrader renders) and feedback must hold no active content."""
@@ -1453,3 +1460,53 @@ def run_nbgrader_autograde(course_root, class_folder, workdir, *, timeout=1800, 
                         exercise = exercise_of.get(grade.name, grade.name)
                         per[exercise] = per.get(exercise, 0) + float(grade.score or 0)
     return scores
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# what a graded notebook shows: read the same way whichever path graded it (grade, or plain nbgrader autograde)
+# ---------------------------------------------------------------------------------------------------------------
+
+
+def active_content(html):
+    """What in an HTML page can run or load: script, frame, object, embed, form, svg and style elements, ``on*``
+    attributes, and ``javascript:``/``vbscript:`` URLs, counted (text that merely mentions them is not)."""
+    from collections import Counter
+    from html.parser import HTMLParser
+
+    found = Counter()
+
+    class Finder(HTMLParser):
+        def handle_starttag(self, tag, attrs):
+            if tag in {"script", "iframe", "frame", "object", "embed", "form", "svg", "style", "base", "meta"}:
+                found[tag] += 1
+            for name, value in attrs:
+                if name.startswith("on"):
+                    found["on* attribute"] += 1
+                if value and value.strip().lower().startswith(("javascript:", "vbscript:")):
+                    found["javascript: URL"] += 1
+
+    Finder().feed(html)
+    return found
+
+
+def formgrade_page(graded_path):
+    """The graded notebook as nbgrader's formgrader renders it for Manual Grading (its own template and exporter)."""
+    from nbconvert import HTMLExporter
+    from nbgrader.server_extensions.formgrader import handlers
+
+    exporter = HTMLExporter(template_name="formgrade", extra_template_basedirs=[handlers.template_path])
+    resources = {"assignment_id": ASSIGNMENT, "notebook_id": ASSIGNMENT, "submission_id": "x", "index": 0,
+                 "total": 1, "base_url": "", "student": "s", "last_name": "", "first_name": "",
+                 "notebook_path": "x"}  # fmt: skip
+    return exporter.from_filename(str(graded_path), resources=resources)[0]
+
+
+def printed(graded_path):
+    """What the code cells of a graded notebook printed (their ``text`` outputs), joined."""
+    nb = nbformat.read(graded_path, 4)
+    return "".join(o.get("text", "") for c in nb.cells if c.cell_type == "code" for o in c.outputs)
+
+
+def autograded_by_nbgrader(workdir):
+    """``{student: autograded notebook}`` of every copy :func:`run_nbgrader_autograde` graded in ``workdir``."""
+    return {p.parent.parent.name: p for p in Path(workdir).glob("course-*/autograded/*/*/*.ipynb")}

@@ -17,6 +17,7 @@ from autograder.course.directory import CourseError
 from tests import needs
 
 from . import adversarial
+from .adversarial import active_content
 from .expected_scores import EXPECTED
 
 pytestmark = pytest.mark.slow
@@ -143,14 +144,7 @@ def _feedback(out, student):
     return (out / "course" / "feedback" / student / ASSIGNMENT / f"{ASSIGNMENT}.html").read_text(encoding="utf-8")
 
 
-AMPLIFIERS = [
-    "attack-output-flood", "attack-huge-error", "attack-display-updates", "attack-widget-state",
-    "attack-many-messages", "attack-stderr-flood", "attack-html-flood", "attack-long-traceback",
-    "attack-huge-attachment", "attack-widget-metadata", "attack-cell-metadata-junk",
-]  # fmt: skip
-
-
-@pytest.mark.parametrize("attack", adversarial.params(AMPLIFIERS))
+@pytest.mark.parametrize("attack", adversarial.params(adversarial.AMPLIFIERS))
 def test_output_amplification_leaves_a_small_notebook_and_feedback(batch, attack):
     _built(batch, attack)
     _, out, *_ = batch
@@ -178,8 +172,7 @@ def test_a_sleep_in_every_cell_uses_up_the_notebook_budget_once(batch):
 
 
 def _outputs(out, student):
-    nb = nbformat.read(_graded(out, student), 4)
-    return "".join(o.get("text", "") for c in nb.cells if c.cell_type == "code" for o in c.outputs)
+    return adversarial.printed(_graded(out, student))
 
 
 def test_student_code_never_sees_the_private_seed(batch):
@@ -193,28 +186,6 @@ def test_a_leak_of_the_inputs_shows_only_a_short_view_of_them(batch):
     results, *_ = batch
     messages = [c.message for c in results["attack-leak-inputs"].cells if c.exercise == "merge"]
     assert messages and all(0 < len(m) < 2_500 for m in messages), [len(m) for m in messages]
-
-
-def active_content(html):
-    """What in an HTML page can run or load: script, frame, object, embed, form, svg and style elements, ``on*``
-    attributes, and ``javascript:``/``vbscript:`` URLs, counted (text that merely mentions them is not)."""
-    from collections import Counter
-    from html.parser import HTMLParser
-
-    found = Counter()
-
-    class Finder(HTMLParser):
-        def handle_starttag(self, tag, attrs):
-            if tag in {"script", "iframe", "frame", "object", "embed", "form", "svg", "style", "base", "meta"}:
-                found[tag] += 1
-            for name, value in attrs:
-                if name.startswith("on"):
-                    found["on* attribute"] += 1
-                if value and value.strip().lower().startswith(("javascript:", "vbscript:")):
-                    found["javascript: URL"] += 1
-
-    Finder().feed(html)
-    return found
 
 
 @pytest.mark.parametrize("attack", ["attack-script-output", "attack-active-markdown"])
@@ -248,24 +219,12 @@ def test_a_class_folder_attack_is_refused_naming_the_files(course_root, tmp_path
 # ---------------------------------------------------------------------------------------------------------------
 
 
-def _formgrade_page(graded_path):
-    """The graded notebook as nbgrader's formgrader renders it for Manual Grading (its own template and exporter)."""
-    from nbconvert import HTMLExporter
-    from nbgrader.server_extensions.formgrader import handlers
-
-    exporter = HTMLExporter(template_name="formgrade", extra_template_basedirs=[handlers.template_path])
-    resources = {"assignment_id": ASSIGNMENT, "notebook_id": ASSIGNMENT, "submission_id": "x", "index": 0,
-                 "total": 1, "base_url": "", "student": "s", "last_name": "", "first_name": "",
-                 "notebook_path": "x"}  # fmt: skip
-    return exporter.from_filename(str(graded_path), resources=resources)[0]
-
-
 @pytest.mark.parametrize("attack", adversarial.INERT_PAGES)
 def test_the_formgraders_page_of_a_graded_notebook_holds_no_active_content(batch, attack):
     _built(batch, attack)
     _, out, *_ = batch
-    honest = active_content(_formgrade_page(_graded(out, "correct-loops")))
-    assert active_content(_formgrade_page(_graded(out, attack))) == honest
+    honest = active_content(adversarial.formgrade_page(_graded(out, "correct-loops")))
+    assert active_content(adversarial.formgrade_page(_graded(out, attack))) == honest
     assert active_content(_feedback(out, attack)) == active_content(_feedback(out, "correct-loops"))
 
 

@@ -6,15 +6,20 @@ course graded at once (:data:`tests.autograder.adversarial.SHARDS`); still one o
 one worker while the other grades the batch with ``grade``.
 """
 
+import os
+
+import nbformat
 import pytest
 
 from autograder.course import sample_class
 
 from . import adversarial
+from .adversarial import active_content, formgrade_page, printed
 from .expected_scores import EXPECTED
 
 pytestmark = pytest.mark.slow
 ASSIGNMENT = adversarial.ASSIGNMENT
+ALSO = ["attack-many-error-cells", "attack-read-seed", "attack-fill-socket-folder"]
 
 
 @pytest.mark.needs("sandbox")
@@ -35,6 +40,35 @@ def test_the_same_attacks_through_plain_nbgrader_autograde(course_root, tmp_path
         if scores.get(attack) != {e: float(p) for e, p in expected.items()}:
             wrong[attack] = scores.get(attack)
     assert not wrong
+    # beyond the scores: what nbgrader wrote to autograded/ holds as what `grade` writes does (test_adversarial.py)
+    graded = adversarial.autograded_by_nbgrader(tmp_path / "work")
+    looked_at = {*adversarial.INERT_PAGES, *adversarial.SANDBOX_PROBES, *adversarial.AMPLIFIERS, *ALSO}
+    assert looked_at <= set(graded), sorted(looked_at - set(graded))
+    honest = active_content(formgrade_page(graded["correct-loops"]))
+    problems = [
+        f"{a}: active content" for a in adversarial.INERT_PAGES if active_content(formgrade_page(graded[a])) != honest
+    ]
+    problems += [
+        f"{a}: {p!r} not printed" for a, p in adversarial.SANDBOX_PROBES.items() if p not in printed(graded[a])
+    ]
+    problems += [
+        f"{a}: {graded[a].stat().st_size:,} bytes"
+        for a in adversarial.AMPLIFIERS
+        if graded[a].stat().st_size >= 1_500_000
+    ]
+    problems += [
+        f"{a}: widgets kept" for a in adversarial.AMPLIFIERS if "widgets" in nbformat.read(graded[a], 4).metadata
+    ]
+    if graded["attack-many-error-cells"].stat().st_size >= 6_000_000:
+        problems.append("attack-many-error-cells: over its budget")
+    if "SEED unseen" not in printed(graded["attack-read-seed"]):
+        problems.append("attack-read-seed: the seed was seen")
+    socket = printed(graded["attack-fill-socket-folder"])
+    if "<= 64 True" not in socket or os.path.exists(
+        os.path.join(socket.split("SOCKET FOLDER ", 1)[1].split(" ")[0], "fill")
+    ):
+        problems.append("attack-fill-socket-folder: the socket folder is not the kernel's own in-memory one")
+    assert not problems
 
 
 def test_the_nbgrader_runner_refuses_a_config_that_would_run_attacks_unisolated(course_root, tmp_path, monkeypatch):
