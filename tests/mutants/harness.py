@@ -44,6 +44,7 @@ import functools
 import io
 import os
 import re
+import symtable
 import sys
 import time
 import types
@@ -281,39 +282,59 @@ def _own(submission: Submission) -> set[str]:
     return {submission.mutant.function} if submission.mutant else {v.function for v in submission.variants}
 
 
-def _names(code: str) -> tuple[frozenset[str], frozenset[str]]:
-    """The top-level names ``code`` defines, and every name it uses (``ast``: a syntax error defines and uses none)."""
+def _global_uses(tree: ast.AST, source: str) -> set[str]:
+    """The names ``source`` looks up as globals (``symtable``: a function's parameters and locals are not), and every
+    attribute name it reads (conservative: ``module.name``)."""
+    used: set[str] = set()
+
+    def walk(table: symtable.SymbolTable) -> None:
+        for symbol in table.get_symbols():
+            if symbol.is_referenced() and (table.get_type() == "module" or symbol.is_global()):
+                used.add(symbol.get_name())
+        for child in table.get_children():
+            walk(child)
+
+    walk(symtable.symtable(source, "<answer>", "exec"))
+    return used | {n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute)}
+
+
+def _statements(code: str) -> list[tuple[str, frozenset[str], frozenset[str]]]:
+    """Each top-level statement of ``code``: its source, the names it defines, the global names it uses (a syntax
+    error gives none)."""
     try:
         tree = ast.parse(code)
     except SyntaxError:
-        return frozenset(), frozenset()
-    defined: set[str] = set()
+        return []
+    out = []
     for node in tree.body:
+        source = ast.get_source_segment(code, node) or ast.unparse(node)
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            defined.add(node.name)
+            defined = {node.name}
         elif isinstance(node, (ast.Import, ast.ImportFrom)):
-            defined.update((a.asname or a.name).split(".")[0] for a in node.names)
+            defined = {(a.asname or a.name).split(".")[0] for a in node.names}
         else:
-            defined.update(n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store))
-    used = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
-    used |= {n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute)}
-    return frozenset(defined), frozenset(used)
+            defined = {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+        out.append((source, frozenset(defined), frozenset(_global_uses(node, source))))
+    return out
 
 
 def reach(submission: Submission, test: GradedCell) -> tuple[str, ...]:
-    """The answers a test cell can reach, in notebook order: those defining a name the cell uses, then, in turn, a
-    name those use (by name: a helper one answer defines and another calls counts, whatever function it is in)."""
-    answers = [(grade_id, code, *_names(code)) for grade_id, code in submission.answers.items()]
-    wanted = set(_names(test.source)[1]) | {test.function}
-    kept: set[str] = set()
+    """The code a test cell can reach, in notebook order: the top-level statements of the answers that define a name
+    the cell uses, then, in turn, a global name those use (by name, whichever answer a definition is in: a helper
+    one answer defines and another calls counts; a function's parameter named like another answer's function
+    does not), and every statement that defines nothing (it may act on anything)."""
+    statements = [st for code in submission.answers.values() for st in _statements(code)]
+    wanted = set(_global_uses(ast.parse(test.source), test.source)) | {test.function}
+    kept = {k for k, (_, defined, _) in enumerate(statements) if not defined}
+    for k in kept:
+        wanted |= statements[k][2]
     while True:
-        more = {g for g, _, defined, _ in answers if g not in kept and defined & wanted}
+        more = {k for k, (_, defined, _) in enumerate(statements) if k not in kept and defined & wanted}
         if not more:
-            return tuple(code for g, code, _, _ in answers if g in kept)
+            return tuple(source for k, (source, _, _) in enumerate(statements) if k in kept)
         kept |= more
-        for g, _, _, used in answers:
-            if g in more:
-                wanted |= used
+        for k in more:
+            wanted |= statements[k][2]
 
 
 _CELLS: dict[tuple, Cell] = {}

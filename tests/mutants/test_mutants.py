@@ -108,20 +108,35 @@ def test_under_five_seeds_every_mutant_is_killed_and_no_correct_answer_loses_a_p
     assert all(lost[str(seed)] > 0 for v, lost in matrix.rows.items() if v.kind == "mutant")
 
 
-def test_a_cell_reaches_every_answer_that_defines_a_name_it_uses():
-    """The harness itself: a cell's outcome is shared between notebooks only where the code it reaches is the same,
-    and that code includes a helper another function's answer defines (or redefines) by the same name."""
+def test_a_cell_reaches_every_definition_of_a_name_it_uses():
+    """The harness itself: a cell's outcome is shared between notebooks only where the code it reaches is the same:
+    the definitions of the names it uses, then of the global names those use, whichever answer holds them (a helper
+    another function's answer defines, or redefines, by the same name); a parameter named like another answer's
+    function does not reach it, and another definition in the same answer is not reached."""
     module = harness.MODULES[0]
+    helper = "def _pairs(ids):\n    return {}"
     answers = {
         "get_pair_counts": "def get_pair_counts(ids):\n    return _pairs(ids)\n",
-        "merge": "def _pairs(ids):\n    return {}\n\ndef merge(ids, pair, idx):\n    return ids\n",
+        "merge": helper + "\n\n\ndef merge(ids, pair, idx):\n    return ids\n",
     }
     sub = harness.Submission("m-reach", module.ASSIGNMENT, answers, [])
     counts = next(t for t in harness.graded_cells(module.ASSIGNMENT) if t.function == "get_pair_counts")
-    assert harness.reach(sub, counts) == (answers["get_pair_counts"], answers["merge"])
+    assert harness.reach(sub, counts) == (answers["get_pair_counts"].strip(), helper)
+    changed_merge = {**answers, "merge": helper + "\n\n\ndef merge(ids, pair, idx):\n    return []\n"}
+    assert harness.reach(harness.Submission("m-reach-2", module.ASSIGNMENT, changed_merge, []), counts) == (
+        answers["get_pair_counts"].strip(), helper)  # fmt: skip
     plain_merge = "def merge(ids, pair, idx):\n    return ids\n"
     alone = harness.Submission("m-alone", module.ASSIGNMENT, {**answers, "merge": plain_merge}, [])
-    assert harness.reach(alone, counts) == (answers["get_pair_counts"],)
+    assert harness.reach(alone, counts) == (answers["get_pair_counts"].strip(),)
+    parameter = {**answers, "get_pair_counts": "def get_pair_counts(merge):\n    return {p: 1 for p in merge}\n"}
+    named = harness.Submission("m-param", module.ASSIGNMENT, parameter, [])
+    assert harness.reach(named, counts) == (parameter["get_pair_counts"].strip(),)
+    called = {**parameter, "get_pair_counts": "def get_pair_counts(ids):\n    return merge(ids, (0, 0), 0)\n"}
+    calls = harness.Submission("m-call", module.ASSIGNMENT, called, [])
+    assert harness.reach(calls, counts) == (
+        called["get_pair_counts"].strip(),
+        "def merge(ids, pair, idx):\n    return ids",
+    )
 
 
 def test_a_measured_cell_judged_in_process_is_not_measured_again_for_its_hidden_check():
