@@ -300,16 +300,16 @@ def _make_feedback(publisher: _Publisher, journal: Journal, jobs: int) -> None:
     """The feedback that needs the course gradebook (:attr:`_Publisher.deferred`), made once every grade is in it:
     in worker processes, like the grading (a page whose sanitising is slow holds one worker, never the batch), and
     with nothing writing to the gradebook meanwhile. Each result gets its page and its journal line again."""
-    items = [(index, result.submission) for index, result, _ in publisher.deferred]
-    results = {index: (result, slot) for index, result, slot in publisher.deferred}
+    items = [(index, result.submission) for index, result in publisher.deferred]
+    results = dict(publisher.deferred)
 
     def made(item: tuple[int, Submission], error: str) -> None:
-        result, slot = results[item[0]]
+        result = results[item[0]]
         page = publisher.target.feedback_path(result.submission.student, result.submission.assignment)
         result.feedback = page if page.exists() and not error else None
         if error:
             result.problems.append(f"no feedback: {error}"[:300])
-        journal.record(result, slot)
+        journal.record(result, -2)
 
     def lost(item: tuple[int, Submission], reason: str) -> None:
         made(item, f"its worker died: {reason}")
@@ -338,7 +338,7 @@ class _Publisher:
 
     def __init__(self, course_root: Path, target: Workspace, out: Path, feedback: bool) -> None:
         self.course_root, self.target, self.out, self.feedback = course_root, target, out, feedback
-        self.deferred: list[tuple[int, Result, int]] = []
+        self.deferred: list[tuple[int, Result]] = []
         """Submissions whose feedback needs the course gradebook (manual grades, a late penalty): made after the
         batch, in workers (:func:`_make_feedback`)."""
 
@@ -361,7 +361,7 @@ class _Publisher:
         made = slot_space.feedback_path(sub.student, sub.assignment)
         if state["manual"] or state["seconds_late"] > 0 or not made.exists():
             # the slot knows only the automatic scores: the course gradebook has the rest (after the batch)
-            self.deferred.append((index, result, slot))
+            self.deferred.append((index, result))
             return
         _copy(made.parent, feedback.parent)
         result.feedback = feedback if feedback.exists() else None

@@ -16,8 +16,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from nbgrader.plugins.export import CsvExportPlugin
-
 from ..course.directory import CourseError
 from ..inert import csv_writer
 from .report import iso_time, open_gradebook, safe_url
@@ -272,7 +270,13 @@ NBGRADER_COLUMNS = [
 """The columns of ``nbgrader export``'s ``grades.csv`` (nbgrader's ``CsvExportPlugin``), in its order."""
 
 
-class InertCsvExportPlugin(CsvExportPlugin):
+def _export_plugin_base() -> type:
+    from nbgrader.plugins.export import CsvExportPlugin
+
+    return CsvExportPlugin
+
+
+class InertCsvExportPlugin(_export_plugin_base()):  # type: ignore[misc]
     """``nbgrader export``'s plugin under the course's configuration (``c.ExportApp.plugin_class``): nbgrader's
     ``grades.csv``, the same columns, rows and scores (``max(0, score - late_submission_penalty)``; a student with
     no submission at 0), its ``--to``, ``--student`` and ``--assignment`` options, but written as real CSV: every

@@ -1114,11 +1114,7 @@ CATEGORIES.update({
                                                "(course/test_timestamps.py, test_instructor_workflow.py)"],
     "collection that cannot swap students (#21)": ["(nbgrader zip_collect: tests/autograder/course/test_collect.py)"],
 })  # fmt: skip
-# the attacks that try to make a graded notebook or its feedback huge, and what each may cost at most
-MAX_GRADED_BYTES = 1_500_000
-"""An amplifier's graded notebook, and what its feedback may have beyond the honest one's."""
-MAX_ERROR_CELLS_BYTES = 6_000_000
-"""attack-many-error-cells's graded notebook: 5 MB of outputs, then one line each."""
+# the attacks that try to make a graded notebook or its feedback huge
 AMPLIFIERS = [
     "attack-output-flood", "attack-huge-error", "attack-display-updates", "attack-widget-state",
     "attack-many-messages", "attack-stderr-flood", "attack-html-flood", "attack-long-traceback",
@@ -1514,10 +1510,3 @@ def printed(graded_path):
 def autograded_by_nbgrader(workdir):
     """``{student: autograded notebook}`` of every copy :func:`run_nbgrader_autograde` graded in ``workdir``."""
     return {p.parent.parent.name: p for p in Path(workdir).glob("course-*/autograded/*/*/*.ipynb")}
-
-
-def socket_folder(printed_text):
-    """The kernel's socket folder that attack-fill-socket-folder printed, and whether it found it size-limited (its
-    own in-memory ``/tmp``): ``(folder, limited)``."""
-    folder = printed_text.split("SOCKET FOLDER ", 1)[1].split(" ", 1)[0]
-    return folder, "<= 64 True" in printed_text

@@ -149,8 +149,8 @@ def test_output_amplification_leaves_a_small_notebook_and_feedback(batch, attack
     _built(batch, attack)
     _, out, *_ = batch
     honest = len(_feedback(out, "correct-loops"))
-    assert _graded(out, attack).stat().st_size < adversarial.MAX_GRADED_BYTES
-    assert len(_feedback(out, attack)) < honest + adversarial.MAX_GRADED_BYTES
+    assert _graded(out, attack).stat().st_size < 1_500_000
+    assert len(_feedback(out, attack)) < honest + 1_500_000
     assert "widgets" not in nbformat.read(_graded(out, attack), 4).metadata
 
 
@@ -254,8 +254,8 @@ def test_the_kernels_sockets_live_in_its_own_memory_not_on_the_hosts_disk(batch)
     _built(batch, "attack-fill-socket-folder")
     _, out, *_ = batch
     printed = _outputs(out, "attack-fill-socket-folder")
-    folder, limited = adversarial.socket_folder(printed)
-    assert folder.startswith("/tmp/") and limited  # its own in-memory /tmp, size-limited
+    folder = printed.split("SOCKET FOLDER ", 1)[1].split(" ", 1)[0]
+    assert folder.startswith("/tmp/") and "<= 64 True" in printed  # its own in-memory /tmp, size-limited
     assert not os.path.exists(os.path.join(folder, "fill"))  # nothing of it on the host
 
 
@@ -263,7 +263,7 @@ def test_many_error_cells_cost_the_notebook_budget_at_most(batch):
     _built(batch, "attack-many-error-cells")
     _, out, *_ = batch
     honest = len(_feedback(out, "correct-loops"))
-    assert _graded(out, "attack-many-error-cells").stat().st_size < adversarial.MAX_ERROR_CELLS_BYTES
+    assert _graded(out, "attack-many-error-cells").stat().st_size < 6_000_000  # 5 MB of outputs, then one line each
     assert len(_feedback(out, "attack-many-error-cells")) < honest + 7_000_000
 
 

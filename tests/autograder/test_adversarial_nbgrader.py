@@ -54,17 +54,19 @@ def test_the_same_attacks_through_plain_nbgrader_autograde(course_root, tmp_path
     problems += [
         f"{a}: {graded[a].stat().st_size:,} bytes"
         for a in adversarial.AMPLIFIERS
-        if graded[a].stat().st_size >= adversarial.MAX_GRADED_BYTES
+        if graded[a].stat().st_size >= 1_500_000
     ]
     problems += [
         f"{a}: widgets kept" for a in adversarial.AMPLIFIERS if "widgets" in nbformat.read(graded[a], 4).metadata
     ]
-    if graded["attack-many-error-cells"].stat().st_size >= adversarial.MAX_ERROR_CELLS_BYTES:
+    if graded["attack-many-error-cells"].stat().st_size >= 6_000_000:
         problems.append("attack-many-error-cells: over its budget")
     if "SEED unseen" not in printed(graded["attack-read-seed"]):
         problems.append("attack-read-seed: the seed was seen")
-    folder, limited = adversarial.socket_folder(printed(graded["attack-fill-socket-folder"]))
-    if not limited or os.path.exists(os.path.join(folder, "fill")):
+    socket = printed(graded["attack-fill-socket-folder"])
+    if "<= 64 True" not in socket or os.path.exists(
+        os.path.join(socket.split("SOCKET FOLDER ", 1)[1].split(" ")[0], "fill")
+    ):
         problems.append("attack-fill-socket-folder: the socket folder is not the kernel's own in-memory one")
     assert not problems
 
