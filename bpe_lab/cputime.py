@@ -16,24 +16,26 @@ processes (their time is not this process's; the grader counts them through its 
 
 from __future__ import annotations
 
-import contextlib
 import signal
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 TICK = 0.1
 """Seconds between two looks at the CPU time (a limit is overshot by at most about this much)."""
 
 
-@contextlib.contextmanager
-def limited(cpu: float, wall: float, raising: Callable[[str, float], BaseException]) -> Iterator[bool]:
+class limited:  # noqa: N801 - used as a function: ``with limited(cpu, wall, raising):``
     """Raise ``raising(kind, seconds)`` in the running code once it has used ``cpu`` seconds of this process's CPU
     time (``kind`` ``"cpu"``) or once ``wall`` seconds have passed (``"wall"``); ``0`` is no such limit.
 
     Signals need the main thread and a POSIX system: elsewhere nothing is limited, and the block gets ``False``
     (else ``True``).
+
+    Leaving the block disarms the timer whatever happens meanwhile: a tick that arrives while the block is being
+    left (on a loaded machine the process may be descheduled for many ticks right there) does nothing, so a second
+    stop never escapes from the exit and leaves a timer raising in whatever code runs next.
 
     Example:
         >>> def spin():
@@ -46,23 +48,49 @@ def limited(cpu: float, wall: float, raising: Callable[[str, float], BaseExcepti
         ...     stopped.args
         ('cpu', 0.2)
     """
-    limits = [(kind, seconds) for kind, seconds in (("cpu", cpu), ("wall", wall)) if seconds > 0]
-    if not limits or not hasattr(signal, "setitimer") or threading.current_thread() is not threading.main_thread():
-        yield False
-        return
-    start = {"cpu": time.process_time(), "wall": time.monotonic()}
 
-    def look(signum: int, frame: Any) -> None:
+    def __init__(self, cpu: float, wall: float, raising: Callable[[str, float], BaseException]) -> None:
+        self._limits = [(kind, seconds) for kind, seconds in (("cpu", cpu), ("wall", wall)) if seconds > 0]
+        self._raising = raising
+        self._armed = False
+        self._start: dict[str, float] = {}
+        self._previous: Any = None
+
+    def __enter__(self) -> bool:
+        limits = self._limits
+        if not limits or not hasattr(signal, "setitimer") or threading.current_thread() is not threading.main_thread():
+            return False
+        self._start = {"cpu": time.process_time(), "wall": time.monotonic()}
+        tick = min(TICK, *(seconds / 4 for _, seconds in limits))
+        self._previous = signal.signal(signal.SIGALRM, self._look)
+        self._armed = True
+        signal.setitimer(signal.ITIMER_REAL, tick, tick)
+        return True
+
+    def __exit__(self, *exc: object) -> None:
+        # A tick that lands here, or in what this calls, does nothing (_leaving); once _armed is off, none does.
+        if self._armed:
+            self._armed = False
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, self._previous)
+
+    def _look(self, signum: int, frame: Any) -> None:
+        if not self._armed or _leaving(frame):
+            return
         now = {"cpu": time.process_time(), "wall": time.monotonic()}
-        for kind, seconds in limits:
-            if now[kind] - start[kind] > seconds:
-                raise raising(kind, seconds)
+        for kind, seconds in self._limits:
+            if now[kind] - self._start[kind] > seconds:
+                raise self._raising(kind, seconds)
 
-    tick = min(TICK, *(seconds / 4 for _, seconds in limits))
-    previous = signal.signal(signal.SIGALRM, look)
-    signal.setitimer(signal.ITIMER_REAL, tick, tick)
-    try:
-        yield True
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
+
+_EXIT = limited.__exit__.__code__
+
+
+def _leaving(frame: Any, depth: int = 4) -> bool:
+    """Whether ``frame`` is :meth:`limited.__exit__` or called from it (a few frames up at most: it calls only
+    ``signal``'s functions)."""
+    while frame is not None and depth > 0:
+        if frame.f_code is _EXIT:
+            return True
+        frame, depth = frame.f_back, depth - 1
+    return False

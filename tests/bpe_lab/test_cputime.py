@@ -1,5 +1,6 @@
 """bpe_lab.cputime: code is stopped by the CPU time it uses, even when it catches the first stop."""
 
+import signal
 import time
 
 import pytest
@@ -29,3 +30,30 @@ def test_the_wall_clock_stops_code_that_sleeps_and_nothing_is_left_armed():
     with pytest.raises(Stopped, match="wall"), cputime.limited(5, 0.2, lambda kind, seconds: Stopped(kind)):
         time.sleep(60)
     time.sleep(0.3)  # no timer fires after the block
+
+
+def test_a_tick_that_lands_while_the_block_is_left_does_nothing_and_nothing_is_left_armed(monkeypatch):
+    # On a loaded machine the process can be descheduled for several ticks just as the block is left, after the stop
+    # was raised and before the timer is disarmed: here the disarm itself takes 20 ticks. Such a tick once raised a
+    # second stop from the exit, which skipped the disarm and left a timer raising in whatever code ran next.
+    real = signal.setitimer
+    previous = signal.getsignal(signal.SIGALRM)
+
+    def slow_disarm(which, seconds, interval=0.0):
+        if seconds == 0:
+            deadline = time.monotonic() + 0.05
+            while time.monotonic() < deadline:
+                pass
+        return real(which, seconds, interval)
+
+    monkeypatch.setattr(signal, "setitimer", slow_disarm)
+    armed = None
+    try:
+        with pytest.raises(Stopped), cputime.limited(0.01, 0, lambda kind, seconds: Stopped(kind)):
+            while True:
+                pass
+    finally:
+        armed = real(signal.ITIMER_REAL, 0)  # disarms, and says what was left
+        handler = signal.signal(signal.SIGALRM, previous)
+    assert armed == (0.0, 0.0)
+    assert handler is previous
