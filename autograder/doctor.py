@@ -11,6 +11,9 @@ instructor's report and the student's feedback:
   deleted test cell (nbgrader puts it back);
 * integrity: code that imports or reaches ``bpe_ref`` or ``autograder``, patches the checks, or reads or
   writes files, named with its cell and line.
+
+A folder holding several notebooks (the untouched original beside ``-Copy1``) is graded by one rule, :func:`choose`:
+the notebook with work in the most solution cells, and a note says which was graded and which were not.
 """
 
 from __future__ import annotations
@@ -21,8 +24,10 @@ import json
 import re
 import stat
 from collections import Counter
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import nbformat
 
@@ -39,7 +44,8 @@ MAX_BYTES = 20 * 1024**2
 
 @dataclass(frozen=True)
 class Problem:
-    """One finding: ``kind`` is ``"repaired"``, ``"fatal"`` or ``"integrity"``; ``text`` is one line."""
+    """One finding: ``kind`` is ``"repaired"``, ``"fatal"``, ``"integrity"``, ``"choice"`` (which of several notebooks
+    was graded, :func:`choose`) or ``"timestamp"``; ``text`` is one line."""
 
     kind: str
     text: str
@@ -175,6 +181,155 @@ def _read(path: Path, expected_name: str | None, problems: list[Problem]):
     if isinstance(version, int) and version < 4:
         problems.append(Problem("repaired", f"the notebook is in nbformat {version}: converted to nbformat 4"))
     return nb, problems
+
+
+MAX_CANDIDATES = 20
+"""Notebooks of one submission's folder that :func:`choose` reads (the expected one and the newest by name order);
+the rest are not read, and a note counts them: a hostile submission may hold thousands."""
+STUB_MARKERS = ("raise NotImplementedError()", "YOUR ANSWER HERE")
+"""What nbgrader's release puts in a solution cell (``nbgrader_config.py``'s ``ClearSolutions`` stubs): a cell
+still holding one has no work in it, where the release notebook is not at hand to compare with."""
+
+
+def _normalized(source: str) -> str:
+    return "\n".join(line.rstrip() for line in source.strip().splitlines())
+
+
+def release_stubs(release: Any) -> dict[str, str]:
+    r"""The solution cells of a release notebook: ``grade_id`` -> its stub, as :func:`work_in` compares it.
+
+    Example:
+        >>> stub = nbformat.v4.new_code_cell("def f():\n    raise NotImplementedError()")
+        >>> stub.metadata["nbgrader"] = {"grade_id": "f", "solution": True}
+        >>> release_stubs(nbformat.v4.new_notebook(cells=[stub]))
+        {'f': 'def f():\n    raise NotImplementedError()'}
+    """
+    return {cells.grade_id(c): _normalized(cells.source(c)) for c in release.cells if cells.is_solution(c)
+            and cells.grade_id(c)}  # fmt: skip
+
+
+def work_in(nb: Any, stubs: Mapping[str, str] | None = None) -> int:
+    r"""How many solution cells of ``nb`` hold the student's work: cells found by ``metadata.nbgrader.grade_id`` whose
+    source differs from the release's stub (``stubs``, from :func:`release_stubs`; the last copy of a duplicated
+    ``grade_id`` counts, as in nbgrader). Which ids are solution cells is the release's word, not the file's; without
+    ``stubs``, the file's own solution cells count when they hold no :data:`STUB_MARKERS`.
+
+    Example:
+        >>> cell = nbformat.v4.new_code_cell("def f():\n    return 1")
+        >>> cell.metadata["nbgrader"] = {"grade_id": "f", "solution": True}
+        >>> work_in(nbformat.v4.new_notebook(cells=[cell]), {"f": "def f():\n    raise NotImplementedError()"})
+        1
+    """
+    latest: dict[str, str] = {}
+    for cell in nb.cells:
+        grade_id = cells.grade_id(cell)
+        if grade_id and (stubs is not None or cells.is_solution(cell)):
+            latest[grade_id] = _normalized(cells.source(cell))
+    if stubs is None:
+        return sum(1 for text in latest.values() if not any(m in text for m in STUB_MARKERS))
+    return sum(1 for grade_id, stub in stubs.items() if grade_id in latest and latest[grade_id] != stub)
+
+
+@dataclass(frozen=True)
+class Choice:
+    """What :func:`choose` decided: the notebook graded, read and repaired at file level, and what to say about it."""
+
+    path: Path
+    """The notebook graded."""
+    notebook: Any
+    """It, read (a ``NotebookNode``), or ``None`` when it cannot be graded (``problems`` says why)."""
+    problems: list[Problem] = field(default_factory=list)
+    """Its file-level problems (:func:`read`) and, when there were several notebooks, the ``"choice"`` notes."""
+    considered: tuple[Path, ...] = ()
+    """Every notebook read to choose, the graded one included."""
+    skipped: tuple[Path, ...] = ()
+    """Notebooks over :data:`MAX_CANDIDATES`, not read."""
+
+
+def name_order(path: Path) -> tuple:
+    """The sort key of "newest by name order": numbers in a name compare as numbers (``x-Copy10`` after ``x-Copy9``).
+
+    Example:
+        >>> [p.name for p in sorted([Path("a-Copy10.ipynb"), Path("a-Copy9.ipynb")], key=name_order)]
+        ['a-Copy9.ipynb', 'a-Copy10.ipynb']
+    """
+    parts = re.split(r"(\d+)", path.name)  # text, number, text, ...: the kinds alternate, so they always compare
+    return tuple(int(part) if index % 2 else part for index, part in enumerate(parts)), path.name
+
+
+def _shown(path: Path) -> str:
+    name = path.name if len(path.name) <= 60 else path.name[:57] + "..."
+    return repr(name)
+
+
+def _work_text(work: int) -> str:
+    if work < 0:
+        return "not readable"
+    return "untouched" if work == 0 else f"work in {work} solution cell{'s' if work != 1 else ''}"
+
+
+def choose(
+    paths: Sequence[Path],
+    expected_name: str,
+    stubs: Mapping[str, str] | None = None,
+    limit: int = MAX_CANDIDATES,
+) -> Choice:
+    """The notebook to grade among those of one submission's folder, by the one rule both ways of grading use.
+
+    The rule: the notebook with work in the most solution cells wins (:func:`work_in`: a solution cell, known by
+    its ``grade_id``, whose source differs from the release's stub; a file that cannot be read ranks below an
+    untouched one); ties go to the expected name, then to the newest by name order (:func:`name_order`). At most
+    ``limit`` notebooks are read, each within :func:`read`'s limits (:data:`MAX_BYTES`): the expected one and the
+    newest others by name order; the rest are noted, not read. With more than one notebook, a ``"choice"`` problem
+    says which was graded and which were not, and why.
+
+    Args:
+        paths: the notebooks of the folder (at least one).
+        expected_name: the file name the gradebook expects (``<assignment>.ipynb``).
+        stubs: the release's solution cells (:func:`release_stubs`), or ``None`` where the release is not at hand.
+        limit: how many notebooks are read at most.
+
+    Returns:
+        A :class:`Choice`; its ``notebook`` is ``None`` when the chosen file cannot be graded (a ``"fatal"`` problem).
+
+    Raises:
+        ValueError: ``paths`` is empty.
+
+    Example:
+        >>> chosen = choose([Path("01/01.ipynb"), Path("01/01-Copy1.ipynb")], "01.ipynb", stubs)  # doctest: +SKIP
+        >>> chosen.path.name, chosen.problems[-1].text  # doctest: +SKIP
+        ('01-Copy1.ipynb', "2 notebooks handed in: graded '01-Copy1.ipynb' (work in 2 solution cells), ignored ...")
+    """
+    if not paths:
+        raise ValueError("no notebook to choose from")
+    ordered = sorted(paths, key=name_order, reverse=True)  # newest first
+    expected = [p for p in ordered if p.name == expected_name][:1]
+    others = [p for p in ordered if p not in expected]
+    considered = expected + others[: max(limit - len(expected), 0)]
+    skipped = tuple(others[len(considered) - len(expected) :])
+    best: tuple | None = None
+    chosen: tuple[Path, Any, list[Problem]] | None = None
+    work: dict[Path, int] = {}
+    for path in considered:
+        nb, problems = read(path, expected_name)
+        work[path] = work_in(nb, stubs) if nb is not None else -1
+        key = (work[path], path.name == expected_name, name_order(path))
+        if best is None or key > best:
+            best, chosen = key, (path, nb, problems)
+    assert chosen is not None
+    path, nb, problems = chosen
+    problems = list(problems)
+    if len(paths) > 1:
+        ignored = [p for p in considered if p != path]
+        listed = ", ".join(f"{_shown(p)} ({_work_text(work[p])})" for p in ignored[:3])
+        more = f" and {len(ignored) - 3} more" if len(ignored) > 3 else ""
+        text = f"{len(paths)} notebooks handed in: graded {_shown(path)} ({_work_text(work[path])})"
+        problems.append(Problem("choice", f"{text}, ignored {listed}{more}" if ignored else text))
+    if skipped:
+        names = ", ".join(_shown(p) for p in skipped[:3]) + (" ..." if len(skipped) > 3 else "")
+        problems.append(Problem("choice", f"{len(skipped)} more notebooks were not read (over the limit of {limit} "
+                                          f"looked at): {names}"))  # fmt: skip
+    return Choice(path, nb, problems, tuple(considered), skipped)
 
 
 MAX_ATTACHMENT_BYTES = 1024**2
@@ -491,9 +646,9 @@ REPORT_METADATA = "bpe_course_doctor"
 MAX_NOTES = 30
 """The most problems the notes of one submission list (:func:`bounded`): a submission can make thousands (a cell
 with a foreign ``grade_id`` each), and the notes reach the formgrader, the feedback, ``grades.csv`` and the terminal."""
-SEVERITY = ("fatal", "timestamp", "integrity", "repaired")
+SEVERITY = ("fatal", "timestamp", "choice", "integrity", "repaired")
 """The order the notes list problems in, the gravest first: one that decides the grade (a fatal problem, a timestamp
-the late penalty uses) is never left out."""
+the late penalty uses, which of several notebooks was graded) is never left out."""
 
 
 def bounded(problems: list[Problem], limit: int = MAX_NOTES) -> list[Problem]:

@@ -2,7 +2,8 @@
 
 A class folder is nbgrader's ``submitted/`` layout (``<student>/<assignment>/<notebook>.ipynb``) or a flat folder of
 ``<student>.ipynb``. Student ids are made safe for nbgrader and the file system (:func:`student_id`); symbolic links
-and two files giving one id are refused with both named (:func:`find_submissions`).
+and two files giving one id are refused with both named (:func:`find_submissions`). A folder holding several notebooks
+is graded by :func:`autograder.doctor.choose`'s rule, the one the doctor applies under ``nbgrader autograde`` too.
 """
 
 from __future__ import annotations
@@ -31,6 +32,9 @@ class Submission:
     path: Path
     flat: bool = False
     """Found in a flat folder of notebooks: no file beside it is its own (a ``timestamp.txt`` there is nobody's)."""
+    others: tuple[Path, ...] = ()
+    """The other notebooks of its folder that :func:`autograder.doctor.choose` read and did not choose: :func:`stage`
+    copies them too, so that the doctor in nbgrader's pipeline makes the same choice and notes it."""
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -81,7 +85,9 @@ def find_submissions(folder: Path, course_root: Path, assignment: str | None = N
 
     Layouts: ``folder/<student>/<assignment>/<notebook>.ipynb`` (nbgrader's ``submitted/``), or
     ``folder/<student>.ipynb`` (a flat folder; the assignment is ``assignment`` or detected per notebook). Names
-    starting with ``.`` are skipped.
+    starting with ``.`` are skipped. Of several notebooks in one assignment folder, the one graded is
+    :func:`autograder.doctor.choose`'s (the one with work in the most solution cells; ties to
+    ``<assignment>.ipynb``, then to the newest by name order).
 
     Raises:
         CourseError: ``folder`` does not exist or holds no notebook; a symbolic link anywhere under it (a student's
@@ -92,6 +98,7 @@ def find_submissions(folder: Path, course_root: Path, assignment: str | None = N
         raise CourseError(f"no folder of submissions at {folder}")
     known = assignments(course_root)
     found: list[Submission] = []
+    stubs: dict[str, dict[str, str] | None] = {}
     links: list[str] = []
 
     def entries(parent: Path) -> list[Path]:
@@ -109,9 +116,15 @@ def find_submissions(folder: Path, course_root: Path, assignment: str | None = N
         for assignment_dir in [p for p in entries(student_dir) if p.is_dir()]:
             notebooks = [p for p in entries(assignment_dir) if p.suffix == ".ipynb"]
             if notebooks and (assignment is None or assignment_dir.name == assignment):
-                expected = assignment_dir / f"{assignment_dir.name}.ipynb"
-                path = expected if expected in notebooks else notebooks[0]
-                found.append(Submission(student_id(student_dir.name), assignment_dir.name, path))
+                name = assignment_dir.name
+                if len(notebooks) == 1:
+                    path, others = notebooks[0], ()
+                else:
+                    if name not in stubs:
+                        stubs[name] = _release_stubs(course_root, name)
+                    choice = doctor.choose(notebooks, f"{name}.ipynb", stubs[name])
+                    path, others = choice.path, tuple(p for p in choice.considered if p != choice.path)
+                found.append(Submission(student_id(student_dir.name), name, path, others=others))
     for path in [p for p in entries(folder) if p.suffix == ".ipynb" and p.is_file()]:
         name = assignment or detect_assignment(path, known, course_root)
         stem = path.stem
@@ -127,6 +140,19 @@ def find_submissions(folder: Path, course_root: Path, assignment: str | None = N
     if not found:
         raise CourseError(f"no notebooks under {folder} (expected <student>/<assignment>/*.ipynb or *.ipynb)")
     return _distinct(sorted(found, key=lambda s: (s.student, s.assignment, str(s.path))))
+
+
+RELEASE_FOLDER = "notebooks"
+"""The course's release folder (``CourseDirectory.release_directory``), whose solution cells' stubs tell work from
+none (:func:`autograder.doctor.work_in`)."""
+
+
+def _release_stubs(course_root: Path, assignment: str) -> dict[str, str] | None:
+    try:
+        release = nbformat.read(course_root / RELEASE_FOLDER / assignment / f"{assignment}.ipynb", 4)
+    except (OSError, ValueError):
+        return None
+    return doctor.release_stubs(release)
 
 
 def _distinct(found: list[Submission]) -> list[Submission]:
@@ -160,14 +186,25 @@ def stage(submission: Submission, folder: Path) -> None:
 
     The notebook keeps its own file name (the doctor,
     :class:`autograder.preprocessors.submission_doctor.SubmissionDoctor`, grades a renamed notebook under the right one
-    and says so); of the other files only nbgrader's own small ones are copied, and only regular files (never a symbolic
-    link), and only from a submission's own folder: in a flat folder of notebooks a ``timestamp.txt`` is nobody's, so
-    no student gets it as theirs.
+    and says so), and the other notebooks :func:`find_submissions` weighed against it (``others``, within the
+    doctor's size limit) are copied beside it, so the doctor makes the same choice and notes it; of the other files only
+    nbgrader's own small ones are copied, and only regular files (never a symbolic link), and only from a submission's
+    own folder: in a flat folder of notebooks a ``timestamp.txt`` is nobody's, so no student gets it as theirs.
+
+    Args:
+        submission: from :func:`find_submissions`.
+        folder: where to stage it (emptied first).
+
+    Example:
+        >>> stage(find_submissions(Path("inbox"), root)[0], root / "submitted" / "ada" / "01")  # doctest: +SKIP
     """
     if folder.exists():
         shutil.rmtree(folder)
     folder.mkdir(parents=True)
     shutil.copyfile(submission.path, folder / submission.path.name, follow_symlinks=False)
+    for other in submission.others:
+        if other.is_file() and not other.is_symlink() and other.stat().st_size <= doctor.MAX_BYTES:
+            shutil.copyfile(other, folder / other.name, follow_symlinks=False)
     for name in () if submission.flat else NBGRADER_FILES:
         extra = submission.path.parent / name
         if extra.is_file() and not extra.is_symlink() and extra.stat().st_size < 4096:

@@ -2,7 +2,8 @@
 
 The repairs themselves (cells matched back to the source notebook, integrity scan, the report cell) are
 :mod:`autograder.doctor`'s; this module is the nbgrader step that applies them to a submission, with the file-level
-notes :class:`~autograder.preprocessors.submission_doctor.SubmissionDoctor` left. It starts no process.
+notes of :class:`~autograder.preprocessors.submission_doctor.SubmissionDoctor` (which notebook of several was graded,
+what was repaired in the file), handed over in nbgrader's ``resources``. It starts no process.
 """
 
 from __future__ import annotations
@@ -34,10 +35,12 @@ class DoctorRepairs(NbGraderPreprocessor):
 
     def preprocess(self, nb: NotebookNode, resources: dict) -> tuple[NotebookNode, dict]:
         info = resources["nbgrader"]
-        noted = nb.metadata.pop(NOTES_KEY, {}) or {}
-        found = noted.get("file_problems", []) if isinstance(noted, dict) else []
+        nb.metadata.pop(NOTES_KEY, None)  # a notebook's own metadata is the student's: never taken for the doctor's
+        found = resources.get(NOTES_KEY) or []  # what the hook did, handed over by its exporter, never by the file
         problems = [
-            doctor.Problem(str(p.get("kind"))[:20], str(p.get("text"))[:300]) for p in found[:20] if isinstance(p, dict)
+            doctor.Problem(str(p.get("kind"))[:20], str(p.get("text"))[:500])
+            for p in (found if isinstance(found, list) else [])[:20]
+            if isinstance(p, dict)
         ]
         source = Path(self.source_directory) / info["assignment"] / f"{info['notebook']}.ipynb"
         if source.is_file() and nb.cells:

@@ -72,3 +72,86 @@ def test_the_notes_list_at_most_max_notes_the_gravest_first(course_root):
     forged = new_notebook(cells=[copy.deepcopy(cell)])  # a submission's own notes cell, listing anything
     forged.cells[0].metadata[doctor.REPORT_METADATA]["problems"] = [{"kind": "fatal", "text": "x"}] * 10_000
     assert len(doctor.noted_problems(forged)) == doctor.MAX_NOTES
+
+
+ASSIGNMENT = "01_pair_counts_and_merge"
+
+
+def _release(course_root):
+    return nbformat.read(course_root / "notebooks" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", 4)
+
+
+def _with_work(release, cells_done):
+    """The release notebook with ``cells_done`` of its solution cells answered."""
+    import copy
+
+    from bpe_lab import cells
+
+    nb = copy.deepcopy(release)
+    for cell in [c for c in nb.cells if cells.is_solution(c)][:cells_done]:
+        cell.source = cell.source.replace("raise NotImplementedError()", "return []")
+    return nb
+
+
+def test_of_several_notebooks_the_one_with_the_most_work_is_graded_and_the_choice_noted(course_root, tmp_path):
+    from autograder import doctor
+
+    release = _release(course_root)
+    stubs = doctor.release_stubs(release)
+    nbformat.write(release, tmp_path / f"{ASSIGNMENT}.ipynb")  # the untouched original, under the expected name
+    nbformat.write(_with_work(release, 1), tmp_path / f"{ASSIGNMENT}-Copy1.ipynb")
+    nbformat.write(_with_work(release, 2), tmp_path / f"{ASSIGNMENT}-Copy2.ipynb")
+    choice = doctor.choose(sorted(tmp_path.iterdir()), f"{ASSIGNMENT}.ipynb", stubs)
+    assert choice.path.name == f"{ASSIGNMENT}-Copy2.ipynb" and doctor.work_in(choice.notebook, stubs) == 2
+    assert [str(p) for p in choice.problems if p.kind == "choice"] == [
+        f"[choice] 3 notebooks handed in: graded '{ASSIGNMENT}-Copy2.ipynb' (work in 2 solution cells), ignored "
+        f"'{ASSIGNMENT}.ipynb' (untouched), '{ASSIGNMENT}-Copy1.ipynb' (work in 1 solution cell)"
+    ]
+
+
+def test_ties_go_to_the_expected_name_then_to_the_newest_by_name_order(course_root, tmp_path):
+    from autograder import doctor
+
+    release = _release(course_root)
+    stubs = doctor.release_stubs(release)
+    for name in ("a-Copy9.ipynb", "a-Copy10.ipynb", f"{ASSIGNMENT}.ipynb"):
+        nbformat.write(_with_work(release, 1), tmp_path / name)
+    paths = sorted(tmp_path.iterdir())
+    assert doctor.choose(paths, f"{ASSIGNMENT}.ipynb", stubs).path.name == f"{ASSIGNMENT}.ipynb"
+    (tmp_path / f"{ASSIGNMENT}.ipynb").unlink()
+    assert doctor.choose(paths[:2], f"{ASSIGNMENT}.ipynb", stubs).path.name == "a-Copy10.ipynb"  # 10 after 9
+    (tmp_path / "broken.ipynb").write_text("{")  # unreadable ranks below untouched
+    nbformat.write(release, tmp_path / f"{ASSIGNMENT}.ipynb")
+    choice = doctor.choose([tmp_path / "broken.ipynb", tmp_path / f"{ASSIGNMENT}.ipynb"], "zz.ipynb", stubs)
+    assert choice.path.name == f"{ASSIGNMENT}.ipynb" and "'broken.ipynb' (not readable)" in choice.problems[-1].text
+
+
+def test_which_cells_are_solutions_is_the_releases_word_not_the_files(course_root, tmp_path):
+    """A decoy that flags every cell a solution and edits them all does not outweigh two answered functions."""
+    from autograder import doctor
+
+    release = _release(course_root)
+    decoy = _with_work(release, 0)
+    for cell in decoy.cells:
+        cell.metadata.setdefault("nbgrader", {}).update(solution=True, grade_id=f"decoy{id(cell)}")
+        cell.source += "\n# edited"
+    nbformat.write(decoy, tmp_path / "zz-decoy.ipynb")
+    nbformat.write(_with_work(release, 2), tmp_path / f"{ASSIGNMENT}.ipynb")
+    choice = doctor.choose(sorted(tmp_path.iterdir()), f"{ASSIGNMENT}.ipynb", doctor.release_stubs(release))
+    assert choice.path.name == f"{ASSIGNMENT}.ipynb"
+
+
+def test_a_folder_of_thousands_of_notebooks_is_read_only_up_to_the_limit(course_root, tmp_path, monkeypatch):
+    from autograder import doctor
+
+    release = _release(course_root)
+    text = nbformat.writes(release)
+    for index in range(doctor.MAX_CANDIDATES + 200):
+        (tmp_path / f"decoy-{index}.ipynb").write_text(text)
+    read = []
+    original = doctor.read
+    monkeypatch.setattr(doctor, "read", lambda path, name=None: read.append(path) or original(path, name))
+    choice = doctor.choose(sorted(tmp_path.iterdir()), f"{ASSIGNMENT}.ipynb", doctor.release_stubs(release))
+    assert len(read) == doctor.MAX_CANDIDATES == len(choice.considered) and len(choice.skipped) == 200
+    assert choice.path.name == f"decoy-{doctor.MAX_CANDIDATES + 199}.ipynb"  # the newest by name order
+    assert choice.problems[-1].text.startswith(f"200 more notebooks were not read (over the limit of {len(read)}")

@@ -80,3 +80,28 @@ def test_in_a_flat_folder_no_student_gets_a_timestamp_that_is_nobodys(course_roo
         target = tmp_path / "staged" / submission.student
         submissions.stage(submission, target)
         assert (target / "timestamp.txt").exists() == (submission.student == "cy"), submission
+
+
+def test_the_notebook_with_the_work_is_graded_by_the_doctors_rule_in_both_ways_of_grading(course_root, tmp_path):
+    """The untouched original beside ``-Copy1``, which holds the work: ``grade`` finds the copy, stages the two, and
+    the doctor in nbgrader's pipeline (the hook of ``nbgrader autograde``) makes the same choice and notes it."""
+    import nbformat
+
+    from autograder.course import sample_class
+    from autograder.preprocessors.submission_doctor import SubmissionDoctor
+
+    folder = tmp_path / "submitted" / "ada" / ASSIGNMENT
+    original = _notebook(course_root, folder / f"{ASSIGNMENT}.ipynb")
+    work = folder / f"{ASSIGNMENT}-Copy1.ipynb"
+    answers = sample_class.students()[ASSIGNMENT]["merge-no-skip"]
+    nbformat.write(sample_class.fill(nbformat.read(original, 4), answers), work)
+    (found,) = submissions.find_submissions(tmp_path / "submitted", course_root)
+    assert found.path == work and found.others == (original,)
+    staged = tmp_path / "scratch" / "submitted" / "ada" / ASSIGNMENT
+    submissions.stage(found, staged)
+    assert sorted(p.name for p in staged.iterdir()) == sorted([work.name, original.name])
+    hook = SubmissionDoctor(course_root / "notebooks")
+    for where in (folder, staged):
+        _path, served = hook.prepare(where, sorted(where.glob("*.ipynb")))
+        assert served.read_from.name == work.name
+        assert any(p.kind == "choice" and f"graded {work.name!r}" in p.text for p in served.problems)
