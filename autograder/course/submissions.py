@@ -116,15 +116,14 @@ def find_submissions(folder: Path, course_root: Path, assignment: str | None = N
         for assignment_dir in [p for p in entries(student_dir) if p.is_dir()]:
             notebooks = [p for p in entries(assignment_dir) if p.suffix == ".ipynb"]
             if notebooks and (assignment is None or assignment_dir.name == assignment):
-                name = assignment_dir.name
-                if len(notebooks) == 1:
-                    path, others = notebooks[0], ()
-                else:
-                    if name not in stubs:
-                        stubs[name] = _release_stubs(course_root, name)
-                    choice = doctor.choose(notebooks, f"{name}.ipynb", stubs[name])
+                task = assignment_dir.name
+                path, others = notebooks[0], tuple[Path, ...]()
+                if len(notebooks) > 1:
+                    if task not in stubs:
+                        stubs[task] = _release_stubs(course_root, task)
+                    choice = doctor.choose(notebooks, f"{task}.ipynb", stubs[task])
                     path, others = choice.path, tuple(p for p in choice.considered if p != choice.path)
-                found.append(Submission(student_id(student_dir.name), name, path, others=others))
+                found.append(Submission(student_id(student_dir.name), task, path, others=others))
     for path in [p for p in entries(folder) if p.suffix == ".ipynb" and p.is_file()]:
         name = assignment or detect_assignment(path, known, course_root)
         stem = path.stem

@@ -143,10 +143,10 @@ class SubmissionDoctor:
             by_folder.setdefault(Path(path).parent, []).append(Path(path))
         graded = []
         for folder, paths in by_folder.items():
-            path, served = self.prepare(folder, paths)
+            chosen, served = self.prepare(folder, paths)
             if served is not None:
-                _serve(path, served)
-            graded.append(str(path))
+                _serve(chosen, served)
+            graded.append(str(chosen))
         notebooks[:] = graded
 
     def prepare(self, folder: Path, paths: list[Path]) -> tuple[Path, Served | None]:
