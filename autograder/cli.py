@@ -156,6 +156,14 @@ def cmd_grade(args: argparse.Namespace) -> int:
     )
     _print(summary.class_lines(results, out, root))
     print(summary.write_class_report(root, root, out, args.db_url, args.assignment))
+    failed = grading.failed_by_the_grader(results)
+    if failed:  # not done: a scheduler must see it (a shard's job fails, not half a class silently)
+        print(
+            f"error: {len(failed)} submission{'s' * (len(failed) != 1)} not graded for the grader's own reasons "
+            "(see above); run the same command again to grade just those",
+            file=sys.stderr,
+        )
+        return 1
     return 0
 
 
@@ -346,6 +354,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    from .course.gradebook import read_schema_head_in_process
+
+    read_schema_head_in_process()  # works started as /path/to/venv/bin/python with nothing on PATH
     try:
         return args.func(args)
     except (CourseError, SandboxUnavailable) as exc:

@@ -145,15 +145,10 @@ def _grade_unisolated_where_bubblewrap_is_missing():
 
 
 @pytest.fixture(autouse=True, scope="session")
-def _one_alembic_head_per_worker():
-    """nbgrader asks the ``alembic`` command for its schema's head revision (a Python process of its own, about
-    2 s of CPU) each time it creates a gradebook, and the suite creates many: the head is a constant of the
-    installed nbgrader, asked once per worker (the processes the tests start still ask it themselves)."""
-    import functools
+def _schema_head_in_process():
+    """nbgrader would run the ``alembic`` command (about 2 s of CPU) each time it creates a gradebook, and the suite
+    creates many: the course reads the head in process (``read_schema_head_in_process``, which its command line and
+    its nbgrader configuration call too), and so do the tests' own processes."""
+    from autograder.course.gradebook import read_schema_head_in_process
 
-    import nbgrader.api
-
-    original = nbgrader.api.get_alembic_version
-    nbgrader.api.get_alembic_version = functools.cache(original)
-    yield
-    nbgrader.api.get_alembic_version = original
+    read_schema_head_in_process()

@@ -59,8 +59,12 @@ def machine_isolation(course_root: Path | None) -> tuple[str, bool]:
 def select(
     found: list[Submission], folder: Path, shard: tuple[int, int] | None = None, students: list[str] | None = None
 ) -> list[Submission]:
-    """The submissions of ``found`` to grade: share ``K`` of ``N`` (``shard``: every N-th from the K-th), and of those
-    only ``students``, when given.
+    """The submissions of ``found`` to grade: share ``K`` of ``N`` (``shard``: the students in order of their ids,
+    every N-th from the K-th, each with all their submissions), and of those only ``students``, when given.
+
+    A student belongs to one shard: two shards never both add the same student to a shared gradebook, and a shard's
+    ``grades.csv``, journal and resume are about whole students. ``K`` counts from 1 (a Slurm array ``--array=1-N``;
+    a Kubernetes Indexed Job's ``JOB_COMPLETION_INDEX`` counts from 0: ``K = index + 1``).
 
     Raises:
         CourseError: a student of ``students`` with no submission under ``folder`` (named).
@@ -72,7 +76,8 @@ def select(
     """
     if shard:
         index, count = shard
-        found = found[index - 1 :: count]
+        mine = set(sorted({s.student for s in found})[index - 1 :: count])
+        found = [s for s in found if s.student in mine]
     if students:
         unknown = set(students) - {s.student for s in found}
         if unknown:

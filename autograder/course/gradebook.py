@@ -12,7 +12,39 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass, field
 from typing import Any
+
+
+def schema_head() -> str:
+    """The head revision of nbgrader's gradebook schema, read in this process from nbgrader's own migrations.
+
+    nbgrader asks the ``alembic`` command for it, by name, each time it creates a gradebook
+    (``nbgrader.api.get_alembic_version``): a Python process of its own (about 2 s of CPU), and a
+    ``FileNotFoundError: 'alembic'`` wherever the environment's ``bin/`` is not on ``PATH``, which is how cron,
+    systemd, JupyterHub services and cluster jobs start ``/path/to/venv/bin/python -m autograder grade``.
+
+    Example:
+        >>> len(schema_head())  # nbgrader 0.9's: 'e43177bfe90b'
+        12
+    """
+    from alembic.script import ScriptDirectory
+    from nbgrader import dbutil
+
+    return str(ScriptDirectory(dbutil.ALEMBIC_DIR).get_current_head())
+
+
+def read_schema_head_in_process() -> None:
+    """Make nbgrader read its schema head with :func:`schema_head` (once per process) instead of running the
+    ``alembic`` command. Called by the course's command line and by ``nbgrader_config.py`` (through
+    :func:`autograder.preprocessors.pipeline.configure`), so every nbgrader command of the course gets it."""
+    import functools
+
+    import nbgrader.api
+
+    if not hasattr(nbgrader.api.get_alembic_version, "cache_info"):
+        nbgrader.api.get_alembic_version = functools.cache(schema_head)
+
 
 ADVISORY_LOCK = 20161
 """PostgreSQL advisory lock taken while assignments are created, so shards on several machines take turns."""
@@ -175,3 +207,99 @@ def duedate_of(course_url: str, assignment: str) -> Any:
             return course.find_assignment(assignment).duedate
         except MissingEntry:
             return None
+
+
+def final_score(score: float, penalty: float) -> float:
+    """A submission's final score: nbgrader's score (each grade's manual score where the instructor gave one, else its
+    automatic score, plus extra credit: ``nbgrader.api.Grade.score``) less its late penalty, never below 0, exactly as
+    ``nbgrader export`` computes it. The one rule every table, CSV and report of the course shows.
+
+    Example:
+        >>> final_score(5.0, 2.0), final_score(1.0, 2.0)
+        (3.0, 0.0)
+    """
+    return max(0.0, score - penalty)
+
+
+@dataclass
+class FinalGrade:
+    """One submission as the course gradebook holds it once the instructor has had their say."""
+
+    student: str
+    assignment: str
+    score: float
+    """The final score (:func:`final_score`)."""
+    max_score: float
+    autograded: float
+    """The automatic points alone, before manual grades, extra credit and the late penalty."""
+    late_penalty: float = 0.0
+    seconds_late: float = 0.0
+    manual: bool = False
+    """A manual score or extra credit stands in the place of some automatic points."""
+    cells: dict[str, tuple[float, float]] = field(default_factory=dict)
+    """Per graded cell (its ``grade_id``): the points nbgrader counts (manual or automatic, plus extra credit) and
+    the cell's maximum."""
+    submitted: bool = True
+    """``False``: a student of the roster with no submission of an assignment that others handed in (0 points, as
+    ``nbgrader export`` lists them)."""
+
+
+def final_grades(course_url: str, assignments: list[str] | None = None) -> dict[tuple[str, str], FinalGrade]:
+    """Every submission of the course gradebook (the whole class, whoever graded it: ``grade``, a shard, the
+    formgrader), with its final score, by ``(student, assignment)``.
+
+    Args:
+        course_url: the course gradebook (SQLAlchemy URL).
+        assignments: only these assignments (default: all of the gradebook's).
+
+    Returns:
+        ``{(student, assignment): FinalGrade}``; sorted by assignment, then student. An assignment that some students
+        handed in lists the roster's other students too, with 0 points and ``submitted`` false.
+
+    Raises:
+        Whatever nbgrader's :class:`~nbgrader.api.Gradebook` raises for a gradebook it cannot open.
+
+    Example:
+        >>> final_grades("sqlite:///gradebook.db")["ada", "01_pair_counts_and_merge"].score  # doctest: +SKIP
+        5.0
+    """
+    from nbgrader.api import Gradebook
+
+    found: dict[tuple[str, str], FinalGrade] = {}
+    with Gradebook(course_url) as gradebook:
+        roster = sorted(student.id for student in gradebook.students)
+        for assignment in sorted(gradebook.assignments, key=lambda a: a.name):
+            if assignments is not None and assignment.name not in assignments:
+                continue
+            # each cell's maximum once per assignment (nbgrader's Grade.max_score is a deferred query per grade)
+            tops = {
+                (notebook.name, cell.name): float(cell.max_score or 0)
+                for notebook in assignment.notebooks
+                for cell in notebook.grade_cells
+            }
+            for submission in sorted(assignment.submissions, key=lambda s: s.student.id):
+                penalty = float(submission.late_submission_penalty or 0)
+                grade = FinalGrade(
+                    submission.student.id,
+                    assignment.name,
+                    final_score(float(submission.score or 0), penalty),
+                    float(sum(tops.values())),
+                    0.0,
+                    penalty,
+                    float(submission.total_seconds_late or 0),
+                )
+                for notebook in submission.notebooks:
+                    for cell in notebook.grades:
+                        top = tops.get((notebook.name, cell.name), 0.0)
+                        grade.cells[cell.name] = (float(cell.score or 0), top)
+                        grade.autograded += float(cell.auto_score or 0)
+                        grade.manual = grade.manual or cell.manual_score is not None or bool(cell.extra_credit)
+                found[submission.student.id, assignment.name] = grade
+            if assignment.submissions:
+                for student in roster:
+                    if (student, assignment.name) not in found:
+                        top = float(sum(tops.values()))
+                        found[student, assignment.name] = FinalGrade(
+                            student, assignment.name, 0.0, top, 0.0, submitted=False
+                        )
+    return dict(sorted(found.items(), key=lambda item: (item[0][1], item[0][0])))

@@ -26,8 +26,17 @@ from .. import doctor
 from ..inert import csv_text, csv_writer  # noqa: F401 - csv_text: kept importable from here
 from . import timestamps
 from .directory import Workspace, assignments, make_course_directory, source_notebook
-from .gradebook import duedate_of, ensure_assignments, upsert_submission
+from .gradebook import (
+    FinalGrade,
+    duedate_of,
+    ensure_assignments,
+    final_grades,
+    final_score,
+    set_due_dates,
+    upsert_submission,
+)
 from .pool import run_contained
+from .schedule import due_dates
 from .submissions import Submission, stage
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
@@ -56,10 +65,35 @@ class Result:
     possible: float = 0.0
     problems: list[str] = field(default_factory=list)
     solution_errors: list[str] = field(default_factory=list)
+    late_penalty: float = 0.0
+    manual: bool = False
+    """A manual score or extra credit from the formgrader stands in the place of some automatic points."""
+    autograded: float | None = None
+    """The automatic points alone, where the course gradebook says they differ from the final score."""
+    submitted: bool = True
+    """``False``: the gradebook's roster has this student, who handed nothing in for this assignment."""
+    resumed: bool = False
+    """Not graded by this run: unchanged since an earlier run (the journal), or graded elsewhere (another shard,
+    ``nbgrader autograde``)."""
 
     @property
     def score(self) -> float:
-        return sum(c.points for c in self.cells)
+        """The final score: the cells' points as nbgrader counts them (manual grades and extra credit included, once
+        :meth:`take_final` has read them) less the late penalty (:func:`~autograder.course.gradebook.final_score`)."""
+        return final_score(sum(c.points for c in self.cells), self.late_penalty)
+
+    def take_final(self, final: FinalGrade) -> None:
+        """Show what the course gradebook holds: each cell's points with the instructor's manual score and extra
+        credit, the late penalty; the failure messages stay the autograder's."""
+        for cell in self.cells:
+            if cell.grade_id in final.cells:
+                cell.points = final.cells[cell.grade_id][0]
+        known = {cell.grade_id for cell in self.cells}
+        for grade_id, (points, top) in final.cells.items():
+            if grade_id not in known:
+                self.cells.append(CellResult(grade_id, points, top))
+        self.late_penalty, self.manual = final.late_penalty, final.manual
+        self.autograded, self.submitted = final.autograded, final.submitted
 
     @property
     def max_score(self) -> float:
@@ -67,7 +101,7 @@ class Result:
 
     @property
     def status(self) -> str:
-        return "error" if self.error else "graded"
+        return "error" if self.error else "graded" if self.submitted else "not submitted"
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -167,6 +201,21 @@ def _digest(path: Path) -> str:
 
 
 INFRASTRUCTURE_ERRORS = ("grading worker died", "grading failed", "no grades recorded", "the source notebooks failed")
+"""How a result begins when the grader failed, not the submission: graded again by the next run (the journal)."""
+
+
+def failed_by_the_grader(results: list[Result]) -> list[Result]:
+    """The results that the grader, not the submission, failed (:data:`INFRASTRUCTURE_ERRORS`): a batch with any is
+    not done, and ``grade`` exits 1 so that a scheduler (Slurm, Kubernetes, cron) sees it; the same command again
+    grades just those.
+
+    Example:
+        >>> from autograder.course.submissions import Submission
+        >>> sub = Submission("ada", "01", Path("ada.ipynb"))
+        >>> [r.error for r in failed_by_the_grader([Result(sub, error="grading worker died: killed"), Result(sub)])]
+        ['grading worker died: killed']
+    """
+    return [r for r in results if r.error.startswith(INFRASTRUCTURE_ERRORS)]
 
 
 class Journal:
@@ -193,7 +242,7 @@ class Journal:
             return None
         if entry.get("error", "").startswith(INFRASTRUCTURE_ERRORS):
             return None  # the grader failed, not the submission: try again
-        result = Result(submission, error=entry.get("error", ""), possible=entry.get("possible", 0.0))
+        result = Result(submission, error=entry.get("error", ""), possible=entry.get("possible", 0.0), resumed=True)
         result.problems = list(entry.get("problems", []))
         result.cells = [CellResult(**cell) for cell in entry.get("cells", [])]
         feedback = entry.get("feedback")
@@ -465,8 +514,14 @@ def grade(
             (template / "build-error.txt").write_text(error, encoding="utf-8")
     if todo and (template / "gradebook.db").exists():
         ensure_assignments(target.db_url, f"sqlite:///{template / 'gradebook.db'}", names)
-        # the scratch gradebooks hold no due dates; a timestamp is checked against the course's (course.timestamps)
+        # a gradebook that lacks a due date the course's config gives (a fresh PostgreSQL for the shards of a
+        # cluster, never prepared with `assignments`) gets it before any submission is graded: no late penalty lost
         dues = {name: duedate_of(target.db_url, name) for name in names}
+        configured = {n: when for n, when in due_dates(course_root, []).items() if n in dues and dues[n] is None}
+        if configured:
+            set_due_dates(target.db_url, configured)
+            dues.update(configured)
+        # the scratch gradebooks hold no due dates; a timestamp is checked against the course's (course.timestamps)
         limits["DoctorRepairs.duedates"] = {name: due.isoformat() for name, due in dues.items() if due is not None}
     publisher = _Publisher(course_root, target, out, feedback)
 
@@ -502,8 +557,46 @@ def grade(
     if bar is not None:
         bar.close()
     ordered = [results[i] for i in range(len(submissions))]
-    write_grades(ordered, out)
+    write_grades(whole_class(course_root, target, ordered, journal), out)
     return ordered
+
+
+def whole_class(course_root: Path, target: Workspace, results: list[Result], journal: Journal) -> list[Result]:
+    """What the grade files show: every submission of the course gradebook (the whole class, after a ``--student``
+    or ``--shard`` run too) with its final score (manual grades, extra credit, late penalty: :meth:`Result.take_final`),
+    then this run's submissions that never reached it (an unknown assignment, a failed build). ``results`` get their
+    final scores in place. A submission this run did not grade has its status, problems and messages from the
+    journal of an earlier run into the same folder, where there is one."""
+    try:
+        finals = final_grades(target.db_url)
+    except Exception:  # the gradebook cannot be read: the batch's own results, as graded
+        return results
+    known = set(assignments(course_root))
+    mine = {(r.submission.student, r.submission.assignment): r for r in results}
+    rows = []
+    for key, final in finals.items():
+        if key[1] not in known:
+            continue
+        result = mine.get(key) or _earlier(course_root, target, final, journal.entries.get(key))
+        result.take_final(final)
+        rows.append(result)
+    return rows + [r for key, r in mine.items() if key not in finals]
+
+
+def _earlier(course_root: Path, target: Workspace, final: FinalGrade, entry: dict | None) -> Result:
+    submission = Submission(final.student, final.assignment, target.submission_path(final.student, final.assignment))
+    result = Result(submission, possible=final.max_score, resumed=True)
+    if entry is not None:
+        result.error, result.problems = entry.get("error", ""), list(entry.get("problems", []))
+        result.cells = [CellResult(**cell) for cell in entry.get("cells", [])]
+    exercise_of = exercises(course_root, final.assignment)
+    known = {cell.grade_id for cell in result.cells}
+    result.cells += [
+        CellResult(grade_id, points, top, exercise=exercise_of.get(grade_id, grade_id))
+        for grade_id, (points, top) in final.cells.items()
+        if grade_id not in known
+    ]
+    return result
 
 
 def course_target(course_root: Path, course_dir: Path, gradebook_url: str | None = None) -> Workspace:
@@ -536,15 +629,35 @@ def _summarise(log: str) -> str:
     return (text or "nbgrader autograde failed")[:500]
 
 
+GRADES_COLUMNS = [
+    "student_id",
+    "assignment",
+    "score",
+    "max_score",
+    "status",
+    "error",
+    "problems",
+    "autograded_score",
+    "late_penalty",
+    "manually_graded",
+]
+"""``grades.csv``'s columns: ``score`` is the final score, as ``nbgrader export`` has it; ``autograded_score`` the
+automatic points alone; ``manually_graded`` is ``yes`` where a manual score or extra credit stands."""
+
+
 def write_grades(results: list[Result], out: Path) -> None:
     """Write ``grades.csv`` and ``exercise_grades.csv`` into ``out`` (every text field safe from spreadsheet
-    formulas: :func:`autograder.inert.csv_writer`)."""
+    formulas: :func:`autograder.inert.csv_writer`): one row per submission (:data:`GRADES_COLUMNS`), and one per
+    graded cell with its points as nbgrader counts them (a manual score in place of the automatic one)."""
     with open(out / "grades.csv", "w", newline="", encoding="utf-8") as handle:
         writer = csv_writer(handle)
-        writer.writerow(["student_id", "assignment", "score", "max_score", "status", "error", "problems"])
+        writer.writerow(GRADES_COLUMNS)
         for r in results:
+            auto = sum(c.points for c in r.cells) if r.autograded is None else r.autograded
             row = [r.submission.student, r.submission.assignment, f"{r.score:g}", f"{r.max_score:g}", r.status]
-            writer.writerow(row + [r.error, " | ".join(r.problems)])
+            writer.writerow(
+                row + [r.error, " | ".join(r.problems), f"{auto:g}", f"{r.late_penalty:g}", "yes" if r.manual else ""]
+            )
     with open(out / "exercise_grades.csv", "w", newline="", encoding="utf-8") as handle:
         writer = csv_writer(handle)
         writer.writerow(["student_id", "assignment", "exercise", "test_cell", "points", "max_points", "message"])

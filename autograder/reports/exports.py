@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ..course.directory import CourseError
+from ..course.gradebook import final_score
 from ..inert import csv_writer
 from .report import iso_time, open_gradebook, safe_url
 
@@ -54,7 +55,8 @@ class Grade:
 
     @property
     def score(self) -> float:
-        return max(0.0, self.raw_score - self.penalty)
+        """The final score (:func:`autograder.course.gradebook.final_score`)."""
+        return final_score(self.raw_score, self.penalty)
 
 
 @dataclass

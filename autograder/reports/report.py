@@ -33,6 +33,7 @@ from bpe_lab import cells
 
 from .. import doctor
 from ..course.directory import CourseError
+from ..course.gradebook import final_score
 
 _FAILURE_PREFIXES = ("CheckFailed: ", "ExampleFailed: ", "AssertionError: ")
 _CALL = re.compile(r"[A-Za-z_]\w*\(.*\)", re.S)
@@ -199,8 +200,8 @@ class SubmissionRow:
 
     @property
     def final_score(self) -> float:
-        """The score less the late penalty, never below 0 (as nbgrader's own CSV export computes it)."""
-        return max(0.0, self.score - self.penalty)
+        """The score less the late penalty, never below 0 (:func:`autograder.course.gradebook.final_score`)."""
+        return final_score(self.score, self.penalty)
 
 
 @dataclass

@@ -38,9 +38,10 @@ def result_lines(result: grading.Result, indent: str = "") -> list[str]:
 
 
 def class_lines(results: list[grading.Result], out: Path, course_dir: Path) -> list[str]:
-    """Per assignment, a table of each student's points per exercise and total; then the problems the doctor found,
-    how many submissions were graded, and where the grades and the course directory are. Every name and message
-    from a submission has its control characters escaped (:func:`autograder.inert.terminal_text`)."""
+    """Per assignment, a table of each student's points per exercise and final total (the course gradebook's: manual
+    grades, extra credit and the late penalty applied, each said beside the total); then the problems the doctor
+    found, what this run graded (:func:`count_line`), and where the grades and the course directory are. Every name and
+    message from a submission has its control characters escaped (:func:`autograder.inert.terminal_text`)."""
     t = terminal_text
     lines: list[str] = []
     by_assignment: dict[str, list[grading.Result]] = defaultdict(list)
@@ -63,20 +64,40 @@ def class_lines(results: list[grading.Result], out: Path, course_dir: Path) -> l
             )
             total = f"{r.score:g}/{r.max_score:g}"
             line = f"  {t(r.submission.student):<{name_width}}{cols}{total:>9}"
-            lines.append(line + (f"  not graded: {t(r.error[:200])}" if r.error else ""))
+            notes = [f"late: -{r.late_penalty:g}"] * (r.late_penalty > 0) + ["graded by hand"] * r.manual
+            notes += [f"not graded: {t(r.error[:200])}"] * bool(r.error)
+            lines.append(line + "".join(f"  {note}" for note in notes))
     flagged = [r for r in results if r.problems]
     if flagged:
         lines.append("\nproblems found (also in grades.csv and in each student's feedback):")
         for r in flagged:
             lines += [f"  {t(r.submission.student)}/{t(r.submission.assignment)}: {t(p)}" for p in r.problems]
-    errors = sum(1 for r in results if r.error)
-    lines.append(f"\n{len(results)} submissions graded ({errors} could not be graded)")
-    lines.append(f"  grades: {out}/grades.csv, {out}/exercise_grades.csv")
+    lines.append("\n" + count_line(results))
+    lines.append("  scores: final, as `nbgrader export` has them (manual grades, extra credit, late penalties applied)")
+    lines.append(f"  grades of the whole class: {out}/grades.csv, {out}/exercise_grades.csv")
     lines.append(
         f"  nbgrader course directory: {course_dir}/ (gradebook, autograded/, feedback/<student>/<assignment>/);"
     )
     lines.append("  review there with the formgrader, then `nbgrader release_feedback` or `nbgrader export`")
     return lines
+
+
+def count_line(results: list[grading.Result]) -> str:
+    """What this run did, counted: graded now, left as an earlier run graded them, could not be graded.
+
+    Example:
+        >>> from autograder.course.submissions import Submission
+        >>> done = grading.Result(Submission("ada", "01", Path("a.ipynb")), resumed=True)
+        >>> count_line([done, grading.Result(Submission("bob", "01", Path("b.ipynb")), error="corrupt")])
+        '1 submission graded now (1 could not be graded), 1 unchanged since an earlier run and not graded again'
+    """
+    now = [r for r in results if not r.resumed]
+    errors = sum(1 for r in now if r.error)
+    line = f"{len(now)} submission{'s' * (len(now) != 1)} graded now ({errors} could not be graded)"
+    earlier = len(results) - len(now)
+    if earlier:
+        line += f", {earlier} unchanged since an earlier run and not graded again"
+    return line
 
 
 def write_class_report(

@@ -1,8 +1,80 @@
 """The class pipeline's configuration of a batch: what ``grade`` tells nbgrader's steps for every submission."""
 
-from autograder.course import grading
+import csv
+import subprocess
+
+import nbformat
+import pytest
+
+from autograder.cli import main
+from autograder.course import grading, sample_class
 
 
 def test_the_batch_config_names_the_course_secret_and_no_paths_to_hide(course_root):
     config = grading.batch_config(course_root)
     assert config == {"JudgeTests.secret_file": str(course_root.resolve() / ".course_secret")}
+
+
+@pytest.mark.slow
+def test_every_table_and_csv_shows_the_final_score_for_the_whole_class(course_copy, tmp_path, capsys):
+    """Manual grades, extra credit and late penalties are in every score the course shows, as in `nbgrader export`;
+    a `--student` run still writes the whole class; the counts count what the run did."""
+    from nbgrader.api import Gradebook
+
+    assignment = "01_pair_counts_and_merge"
+    flat = tmp_path / "class"
+    flat.mkdir()
+    release = nbformat.read(course_copy / "notebooks" / assignment / f"{assignment}.ipynb", 4)
+    nbformat.write(sample_class.fill(release, sample_class.students()[assignment]["merge-no-skip"]), flat / "ada.ipynb")
+    nbformat.write(sample_class.finished(course_copy, assignment), flat / "bob.ipynb")
+    out = tmp_path / "out"
+    args = ["--course", str(course_copy), "grade", str(flat), "--assignment", assignment, "--out", str(out)]
+    assert main([*args, "--jobs", "2"]) == 0
+    assert "2 submissions graded now (0 could not be graded)" in capsys.readouterr().out
+    overlaps = _cells(out)["ada", "test_merge_overlaps"]
+    auto = {row["student_id"]: float(row["score"]) for row in _csv(out / "grades.csv")}
+
+    # the instructor's word in the formgrader: a manual score and extra credit for ada; a late penalty for bob
+    with Gradebook(f"sqlite:///{course_copy / 'gradebook.db'}") as gradebook:
+        grade = gradebook.find_grade("test_merge_overlaps", assignment, assignment, "ada")
+        grade.manual_score, grade.extra_credit = 2.0, 0.5
+        gradebook.find_submission_notebook(assignment, assignment, "bob").late_submission_penalty = 3.0
+        gradebook.add_student("cy")  # on the roster, handed nothing in
+        gradebook.db.commit()
+
+    assert main([*args, "--student", "ada"]) == 0  # graded again: the manual grade stays and counts
+    shown = capsys.readouterr().out
+    assert "1 submission graded now (0 could not be graded)" in shown
+    ada_final = auto["ada"] - float(overlaps["points"]) + 2.5
+    assert f"{ada_final:g}/8  graded by hand" in shown  # this run's table: ada's row
+    rows = {row["student_id"]: row for row in _csv(out / "grades.csv")}
+    assert set(rows) == {"ada", "bob", "cy"}  # the whole class, not the one student graded
+    assert (rows["cy"]["score"], rows["cy"]["status"]) == ("0", "not submitted")
+    assert float(rows["ada"]["score"]) == ada_final and rows["ada"]["manually_graded"] == "yes"
+    assert float(rows["ada"]["autograded_score"]) == auto["ada"]
+    assert float(rows["bob"]["score"]) == auto["bob"] - 3 and float(rows["bob"]["late_penalty"]) == 3
+    assert float(_cells(out)["ada", "test_merge_overlaps"]["points"]) == 2.5
+
+    # nbgrader's own export of the same gradebook agrees, row for row
+    subprocess.run(["nbgrader", "export"], cwd=course_copy, check=True, capture_output=True, timeout=300)
+    exported = [row for row in _csv(course_copy / "grades.csv") if row["assignment"] == assignment]
+    assert {row["student_id"]: float(row["score"]) for row in exported} == {
+        student: float(row["score"]) for student, row in rows.items()
+    }
+
+    assert main(args) == 0  # nothing changed: nothing graded, and said so
+    shown = capsys.readouterr().out
+    assert "0 submissions graded now (0 could not be graded), 2 unchanged since an earlier run" in shown
+    assert f"{ada_final:g}/8  graded by hand" in shown and f"{auto['bob'] - 3:g}/8  late: -3" in shown
+    assert {row["student_id"]: row["score"] for row in _csv(out / "grades.csv")} == {
+        s: row["score"] for s, row in rows.items()
+    }
+
+
+def _csv(path):
+    with open(path, encoding="utf-8", newline="") as handle:
+        return list(csv.DictReader(handle))
+
+
+def _cells(out):
+    return {(row["student_id"], row["test_cell"]): row for row in _csv(out / "exercise_grades.csv")}

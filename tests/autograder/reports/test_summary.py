@@ -38,4 +38,4 @@ def test_the_class_table_has_a_column_per_exercise_and_lists_the_problems_found(
         ["bob", "0/2", "1/1", "1/3"],
     ]
     assert "  bob/01: [integrity] imports bpe_ref" in lines
-    assert "\n2 submissions graded (0 could not be graded)" in lines
+    assert "\n2 submissions graded now (0 could not be graded)" in lines

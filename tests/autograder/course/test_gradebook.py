@@ -1,0 +1,43 @@
+"""The course gradebook: nbgrader's schema head read in process, so the grader runs with nothing on PATH."""
+
+from __future__ import annotations
+
+import csv
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from autograder.course import gradebook
+
+
+@pytest.mark.skipif(shutil.which("alembic") is None, reason="no alembic command on PATH to compare with")
+def test_the_schema_head_read_in_process_is_the_one_the_alembic_command_gives(tmp_path):
+    from nbgrader import dbutil
+
+    ini = tmp_path / "alembic.ini"
+    dbutil.write_alembic_ini(str(ini), f"sqlite:///{tmp_path / 'gradebook.db'}")
+    heads = subprocess.run(["alembic", "-c", str(ini), "heads"], capture_output=True, text=True, check=True).stdout
+    assert gradebook.schema_head() == heads.split()[0]
+
+
+@pytest.mark.slow
+def test_grade_started_by_the_full_path_to_python_with_nothing_on_path_grades(course_copy, tmp_path):
+    """As cron, systemd, a JupyterHub service or a Slurm job start it: nbgrader would run `alembic` by name for the
+    new gradebook (FileNotFoundError) and the class would go ungraded."""
+    flat = tmp_path / "class"
+    flat.mkdir()
+    shutil.copy(
+        course_copy / "notebooks" / "01_pair_counts_and_merge" / "01_pair_counts_and_merge.ipynb", flat / "ada.ipynb"
+    )
+    out = tmp_path / "out"
+    command = [sys.executable, "-m", "autograder", "--course", str(course_copy), "grade", str(flat)]
+    command += ["--assignment", "01_pair_counts_and_merge", "--out", str(out), "--jobs", "1", "--sandbox", "auto"]
+    run = subprocess.run(
+        command, env={"HOME": str(tmp_path)}, cwd=tmp_path, capture_output=True, text=True, timeout=600
+    )
+    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
+    with open(out / "grades.csv", encoding="utf-8", newline="") as handle:
+        (row,) = csv.DictReader(handle)
+    assert (row["student_id"], row["status"], row["score"]) == ("ada", "graded", "0"), run.stdout[-3000:]
