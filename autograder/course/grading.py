@@ -193,11 +193,16 @@ def read_problems(path: Path) -> list[doctor.Problem]:
         return []
 
 
-def _digest(path: Path) -> str:
-    try:
-        return hashlib.sha256(path.read_bytes()).hexdigest()
-    except OSError:
-        return ""
+def _digest(submission: Submission) -> str:
+    """The submission's files as one hash: the graded notebook and the others the doctor weighed against it (an
+    edit to any of them may change which one is graded)."""
+    digest = hashlib.sha256()
+    for path in (submission.path, *submission.others):
+        try:
+            digest.update(hashlib.sha256(path.read_bytes()).digest())
+        except OSError:
+            digest.update(b"unreadable")
+    return digest.hexdigest()
 
 
 INFRASTRUCTURE_ERRORS = ("grading worker died", "grading failed", "no grades recorded", "the source notebooks failed")
@@ -238,7 +243,7 @@ class Journal:
 
     def done(self, submission: Submission) -> Result | None:
         entry = self.entries.get((submission.student, submission.assignment))
-        if entry is None or entry.get("sha256") != _digest(submission.path):
+        if entry is None or entry.get("sha256") != _digest(submission):
             return None
         if entry.get("error", "").startswith(INFRASTRUCTURE_ERRORS):
             return None  # the grader failed, not the submission: try again
@@ -255,7 +260,7 @@ class Journal:
             "student": sub.student,
             "assignment": sub.assignment,
             "path": str(sub.path),
-            "sha256": _digest(sub.path),
+            "sha256": _digest(sub),
             "slot": slot,
             "error": result.error,
             "possible": result.possible,

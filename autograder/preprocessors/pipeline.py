@@ -48,7 +48,7 @@ SANITIZE = [
     "nbgrader.preprocessors.ClearOutput",
     "nbgrader.preprocessors.DeduplicateIds",
     "nbgrader.preprocessors.OverwriteKernelspec",
-    "nbgrader.preprocessors.OverwriteCells",
+    "autograder.preprocessors.overwrite_cells.OverwriteCells",
     "nbgrader.preprocessors.CheckCellMetadata",
 ]
 AUTOGRADE = [
@@ -84,6 +84,8 @@ def configure(c: Any, course_root: Path) -> None:
     source = c.CourseDirectory.get("source_directory", "source")
     release = c.CourseDirectory.get("release_directory", "release")
     c.Autograde.pre_convert_hook = SubmissionDoctor(Path(course_root) / release)
+    # the hook's repaired or chosen notebook reaches nbgrader from memory: nothing is written into submitted/
+    c.Autograde.exporter_class = "autograder.preprocessors.submission_doctor.DoctorExporter"
     c.DoctorRepairs.source_directory = str(Path(course_root) / source)
     c.CourseDirectory.ignore = [*c.CourseDirectory.get("ignore", IGNORED), "*.unreadable"]
     c.Autograde.sanitize_preprocessors = list(SANITIZE)
