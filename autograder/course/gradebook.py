@@ -136,8 +136,9 @@ def upsert_submission(course_url: str, scratch_url: str, assignment: str, studen
 
     Per grade: ``auto_score`` is replaced and ``needs_manual_grade`` set as nbgrader's ``SaveAutoGrades`` sets
     it (review needed where a manual score exists or no automatic score could be given); ``manual_score`` and
-    ``extra_credit`` stay. Per comment: ``auto_comment`` replaced, ``manual_comment`` kept. The submission's
-    timestamp (``timestamp.txt``) is recorded, so nbgrader's late penalties apply.
+    ``extra_credit`` stay; the doctor's flag is raised, never cleared. Per comment: ``auto_comment`` replaced,
+    ``manual_comment`` kept. The submission's timestamp (``timestamp.txt``) is recorded, so nbgrader's late penalties
+    apply.
 
     Args:
         course_url: the course gradebook.
@@ -180,6 +181,8 @@ def upsert_submission(course_url: str, scratch_url: str, assignment: str, studen
                 mine.auto_comment = comment.auto_comment
                 manual = manual or bool(mine.manual_comment)
             manual = manual or bool(target.flagged)
+            if notebook.flagged:  # the doctor's flag (DoctorRepairs); one the instructor set or cleared stays theirs
+                target.flagged = True
         course.db.commit()
         return {"manual": manual, "seconds_late": float(submission.total_seconds_late or 0)}
 

@@ -19,6 +19,10 @@ from .. import doctor
 from ..course import timestamps
 from .submission_doctor import NOTES_KEY
 
+FLAGGING = ("fatal", "timestamp", "choice", "integrity")
+"""The kinds of note that flag a submission for the instructor's look (not ``repaired``: a renamed notebook, a
+restored cell are graded as they should be)."""
+
 
 class DoctorRepairs(NbGraderPreprocessor):
     """nbgrader preprocessor, first of ``Autograde``'s sanitizing ones: repair the cells of a submission against
@@ -48,7 +52,28 @@ class DoctorRepairs(NbGraderPreprocessor):
         problems += self._defend_timestamp(info, Path((resources.get("metadata") or {}).get("path") or "."))
         if problems:
             nb.cells.insert(0, doctor.report_cell(problems))
+            self._tell(info, problems)
         return nb, resources
+
+    def _tell(self, info: dict, problems: list[doctor.Problem]) -> None:
+        """Where the instructor looks whichever way the submission was graded: each note in the log (the terminal of
+        ``nbgrader autograde``, the formgrader's box; nbgrader's log lines are escaped by the course's formatter), and
+        the submission flagged in the gradebook (the formgrader's flag) when a note asks for a look (:data:`FLAGGING`).
+        A flag is only ever raised here: one the instructor set or cleared by hand is theirs."""
+        from nbgrader.api import Gradebook, MissingEntry
+
+        for problem in doctor.bounded(problems):
+            self.log.warning("bpe-course doctor: %s/%s: %s", info["student"], info["notebook"], problem)
+        if not any(p.kind in FLAGGING for p in problems):
+            return
+        with Gradebook(info["db_url"]) as gradebook:
+            try:
+                notebook = gradebook.find_submission_notebook(info["notebook"], info["assignment"], info["student"])
+            except MissingEntry:
+                return
+            if not notebook.flagged:
+                notebook.flagged = True
+                gradebook.db.commit()
 
     def _defend_timestamp(self, info: dict, folder: Path) -> list[doctor.Problem]:
         """Check ``timestamp.txt`` (:mod:`autograder.course.timestamps`); record the time the grader can defend in

@@ -218,28 +218,65 @@ def test_without_the_grader_installed_nbgrader_autograde_refuses(round_trip, tmp
     assert "the course's grader is not installed here" in run.stdout + run.stderr
 
 
-@pytest.mark.needs("sandbox")
-def test_the_doctor_repairs_a_renamed_notebook_under_nbgrader_autograde(round_trip):
-    """The doctor is part of nbgrader's own pipeline: a notebook handed in under another name is graded under the
-    expected one, and the student's graded notebook says so."""
-    course, _home, student, env, _flags = round_trip
+def _hashes(folder: Path) -> dict[str, tuple[str, int]]:
+    """Every file under ``folder``: its content's hash and its mode."""
+    import hashlib
+
+    return {
+        str(path.relative_to(folder)): (hashlib.sha256(path.read_bytes()).hexdigest(), path.stat().st_mode)
+        for path in sorted(folder.rglob("*"))
+        if path.is_file()
+    }
+
+
+@pytest.mark.needs("sandbox")  # nbgrader autograde grades with the course's config: sandbox required
+@pytest.mark.parametrize("layout", ["renamed", "original and -Copy1"])
+@pytest.mark.parametrize("way", ["nbgrader autograde", "grade"])
+def test_the_work_is_graded_flagged_and_submitted_left_byte_identical(round_trip, tmp_path, layout, way):
+    """The doctor is part of nbgrader's own pipeline: a notebook handed in under another name, or beside the untouched
+    original, is the one graded, whichever way grading starts; ``submitted/``, the student's evidence, is never
+    written; the graded notebook's notes say what was done (the formgrader's and the feedback's top cell), the
+    terminal shows them, and a choice between notebooks flags the submission in the gradebook."""
+    import shutil
+
+    from autograder import doctor
+
+    original, _home, student, env, _flags = round_trip
+    course = tmp_path / "course"
+    shutil.copytree(original, course)
     folder = course / "submitted" / student / ASSIGNMENT
-    original = folder / f"{ASSIGNMENT}.ipynb"
-    renamed = folder / f"{ASSIGNMENT} (1).ipynb"
-    content = original.read_bytes()
-    original.unlink()
-    renamed.write_bytes(content)
-    try:
-        nbgrader("autograde", ASSIGNMENT, "--force", cwd=course, env=env)
-        grades = _grades(course, student)
-        assert sum(auto for auto, _m in grades.values()) == sum(EXPECTED[ASSIGNMENT][STUDENT_WORK].values())
-        graded = nbformat.read(course / "autograded" / student / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", 4)
-        assert "the notebook was named" in graded.cells[0].source
-    finally:
-        renamed.unlink()
-        if original.exists():
-            os.chmod(original, 0o644)
-        original.write_bytes(content)
+    work = folder / f"{ASSIGNMENT}-Copy1.ipynb"
+    (folder / f"{ASSIGNMENT}.ipynb").rename(work)  # the student's work, in the copy
+    if layout == "original and -Copy1":  # ... and the untouched original beside it
+        shutil.copyfile(course / "notebooks" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", folder / f"{ASSIGNMENT}.ipynb")
+    before = _hashes(course / "submitted")
+    if way == "grade":
+        out = tmp_path / "out"
+        run = subprocess.run(
+            [sys.executable, "-m", "autograder", "--course", str(course), "grade", str(course / "submitted")]
+            + ["--out", str(out), "--jobs", "1", "--no-feedback"],
+            cwd=course, env=env, capture_output=True, text=True, timeout=600,
+        )  # fmt: skip
+        assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
+        shown = run.stdout
+    else:
+        shown = nbgrader("autograde", ASSIGNMENT, "--force", cwd=course, env=env)
+    assert _hashes(course / "submitted") == before
+    assert sum(auto for auto, _m in _grades(course, student).values()) == sum(
+        EXPECTED[ASSIGNMENT][STUDENT_WORK].values()
+    )
+    graded = nbformat.read(course / "autograded" / student / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", 4)
+    notes = [str(p) for p in doctor.noted_problems(graded)]
+    assert any("the notebook was named" in note for note in notes), notes
+    assert "the notebook was named" in shown  # in the terminal too
+    if layout == "original and -Copy1":
+        choice = (
+            f"[choice] 2 notebooks handed in: graded '{work.name}' (work in 2 solution cells), ignored "
+            f"'{ASSIGNMENT}.ipynb' (untouched)"
+        )
+        assert choice in notes and choice in shown
+        with _gradebook(course) as gradebook:
+            assert gradebook.find_submission_notebook(ASSIGNMENT, ASSIGNMENT, student).flagged
 
 
 @pytest.mark.parametrize("claim", ["on time, forged", "missing", "in the future"])
