@@ -113,3 +113,35 @@ def test_the_formgrader_shows_the_graded_class_and_a_notebook_to_review(formgrad
             assert "merge([5, 5, 5], (5, 5), 7)" in body  # the judge's message, in the notebook under review
         finally:
             browser.close()
+
+
+@pytest.mark.needs("sandbox")  # the button runs nbgrader autograde with the course's pipeline: sandbox required
+def test_the_formgraders_autograde_button_regrades_with_the_same_score_and_a_readable_log(formgrader):
+    """The third way of grading (nbgrader's Autograde button) gives the score `grade` gave, and its success box shows
+    what the server logs at its own level, not nbgrader's DEBUG lines (autograder.course.formgrader.quiet_log)."""
+    url, token = formgrader
+    SHOTS.mkdir(exist_ok=True)
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=needs.chromium(), args=CHROMIUM_ARGS, headless=True)
+        page = browser.new_page(viewport={"width": 1300, "height": 900})
+        try:
+            page.goto(f"{url}/tree?token={token}", timeout=180_000)
+            page.wait_for_load_state("networkidle", timeout=180_000)
+            step("formgrader: the Autograde button of one submission")
+            page.goto(f"{url}/formgrader/manage_submissions/{ASSIGNMENT}", timeout=180_000)
+            page.wait_for_selector("text=merge-no-skip", timeout=180_000)
+            row = page.locator("tbody tr", has_text="merge-no-skip")
+            row.locator("td.autograde a").click()
+            page.wait_for_selector("#success-modal", timeout=300_000)
+            page.wait_for_timeout(500)
+            page.screenshot(path=str(SHOTS / "formgrader-autograde-button.png"), full_page=False)
+            log = page.locator("#success-modal pre").inner_text()
+            assert "DEBUG" not in log, log[:2000]
+            page.locator("#success-modal button", has_text="OK").first.click()
+            page.wait_for_timeout(1000)
+            row = page.locator("tbody tr", has_text="merge-no-skip")
+            assert "6 / 8" in row.inner_text() or "6.0 / 8.0" in row.inner_text(), row.inner_text()
+        finally:
+            browser.close()
