@@ -64,8 +64,8 @@ def round_trip(tmp_path_factory):
         handle.write(f'\nc.Exchange.root = {str(exchange)!r}\nc.LateSubmissionPlugin.penalty_method = "zero"\n')
     env = {k: v for k, v in os.environ.items() if k != "NBGRADER_EXECUTION"}
     due = (datetime.now(timezone.utc) - timedelta(days=1)).strftime("%Y-%m-%d %H:%M:%S UTC")
-    nbgrader("db", "assignment", "add", ASSIGNMENT, f"--duedate={due}", cwd=course, env=env)
-    nbgrader("generate_assignment", ASSIGNMENT, "--force", cwd=course, env=env)  # the gradebook's cells
+    # the documented workflow's step 3: the assignment, its cells, points and due date in the gradebook, then released
+    assert main(["--course", str(course), "assignments", ASSIGNMENT, "--due", f"{ASSIGNMENT}={due}"]) == 0
     nbgrader("release_assignment", ASSIGNMENT, cwd=course, env=env)
     student_flags = ["--course", "bpe-course", f"--Exchange.root={exchange}"]
     nbgrader("fetch_assignment", ASSIGNMENT, *student_flags, cwd=home, env=env)
