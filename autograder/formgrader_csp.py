@@ -15,7 +15,8 @@ its static scripts and styles, inline ``style`` attributes, and ``data:`` images
 * the formgrader's own inline handlers and constant inline scripts are allowed by their hashes
   (``'unsafe-hashes'``, read from its templates at start), no other;
 * a student's own files served by the formgrader (``/formgrader/submissions/<id>/<file>``) get a ``sandbox``
-  policy: no script, an origin of their own.
+  policy: no script, an origin of their own;
+* a page is never cached (``Cache-Control: no-store``, no ``Etag``): a cached page would keep its old nonce.
 
 :class:`FormgraderCSP` is a tornado output transform. ``nbgrader_config.py`` installs it in the running Jupyter
 server when the formgrader loads the course's configuration (:func:`install_in_running_server`, called by
@@ -113,6 +114,8 @@ class FormgraderCSP(OutputTransform):
         if self.files:
             headers["Content-Security-Policy"] = FILES_POLICY
             return status_code, headers, chunk
+        if status_code == 304:  # never for a page (below); a policy here would replace the cached page's own
+            return status_code, headers, chunk
         if "html" not in headers.get("Content-Type", "") or headers.get("Content-Encoding"):
             headers["Content-Security-Policy"] = POLICY.format(nonce=secrets.token_urlsafe(16), hashes="")
             return status_code, headers, chunk
@@ -122,6 +125,11 @@ class FormgraderCSP(OutputTransform):
             if "Content-Length" in headers:
                 headers["Content-Length"] = str(len(chunk))
         headers["Content-Security-Policy"] = POLICY.format(nonce=nonce, hashes=" ".join(handler_hashes()))
+        # a page and its nonce go together: never kept or revalidated (tornado's Etag is of the page before its
+        # nonce, so a browser's second visit got "304 Not Modified" with a new policy that blocked every script of
+        # the cached page, which then stuck at "Loading, please wait...")
+        headers.pop("Etag", None)
+        headers["Cache-Control"] = "no-store"
         return status_code, headers, chunk
 
 
