@@ -34,6 +34,7 @@ FIRST = (
     "graded_sample_class",
     "tests/bpe_lab/test_learner_install.py",
     "tests/autograder/test_instructor_workflow.py",
+    "tests/browser/test_jupyterhub.py",
 )
 """The longest work units, longest first (measured: README's test command, ``--durations``): a worker that starts
 one while the other takes the many short tests keeps both busy until the end, with no long unit left for last."""
