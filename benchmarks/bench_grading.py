@@ -1,136 +1,263 @@
-"""Benchmark the two places where users wait on grading, each against the tool they would otherwise use.
+"""Benchmark what grading a class costs: plain ``nbgrader autograde`` against ``python -m autograder grade``.
 
-1. A class: N students x the four assignments, graded by plain ``nbgrader autograde`` (serial, nbgrader's only
-   mode) and by ``python -m autograder grade --jobs J`` (the same nbgrader pipeline, J at a time). Target on
-   2 cores: >= 1.8x.
-2. A self-check: ``python -m autograder check NOTEBOOK`` (and ``check --kernel``, which also runs the notebook in
-   a kernel) against a bare ``jupyter nbconvert --execute`` of the same notebook, median of R runs each. Target:
-   at most 1.5x.
+Both sides grade the same class in this one run, on the same machine, one after the other, at each class size:
 
-Both sides of each comparison run in this one process, one after the other, on the same machine; the
-table gives times and their ratio. Usage::
+* **plain nbgrader**, the baseline: a course directory whose ``nbgrader_config.py`` holds nbgrader's defaults only
+  (``source_directory = "solutions"``, a scratch ``release_directory``): the test cells run in the kernel, no
+  sandbox, no judge, no doctor; ``nbgrader generate_assignment --force`` once per assignment (timed apart: an
+  instructor does it once), then ``nbgrader autograde <assignment>`` for each assignment, one after the other
+  (nbgrader grades serially);
+* **grade**: ``python -m autograder grade SUBMITTED --out OUT --jobs N --no-feedback --force`` in a copy of the
+  course (the course's own pipeline: the doctor, the sandboxed kernel, the judge), its start-up and gradebook
+  preparation included.
 
-    python benchmarks/bench_grading.py                 # 40 students x 4 assignments, jobs=2, 3 runs
-    python benchmarks/bench_grading.py --students 10   # a quicker look
+Each side must have graded every notebook: the graded submissions in its gradebook are counted and compared with
+the class; the script fails otherwise. Speed is given as ratios (plain wall / grade wall) measured in the same run,
+never as an absolute pass or fail; growth with class size as the time per notebook at each size against the
+smallest. Then the per-stage profile (``benchmarks/stages.py``, the product's own pieces timed one by one on the
+smallest class, with feedback) against ``grade --jobs 1`` (with feedback) on the same notebooks.
+
+The class is the bundled sample class (``autograder.course.sample_class``) cycled over the assignments: notebook
+``i`` is assignment ``i mod A``, the sample students of that assignment in turn. Assignment 06 (its hidden speed
+check trains thousands of merges in the plain loop) is left out unless ``--assignments`` names it.
+
+CPU time is that of each command and every process it starts (kernels, judge workers in their sandboxes, reaped
+or not), from a cgroup made for the command (``stages.CpuMeter``; the output names the accounting used).
+
+Usage::
+
+    python benchmarks/bench_grading.py                         # 10, 40 and 160 notebooks, --jobs = CPUs
+    python benchmarks/bench_grading.py --sizes 10              # a quick look (about 2 minutes)
+    python benchmarks/bench_grading.py --sizes 10,40 --json out.json
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import shutil
-import statistics
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from stages import CpuMeter, print_table, run_measured  # noqa: E402
 
 from autograder.course import sample_class  # noqa: E402
 from autograder.course.directory import assignments  # noqa: E402
 
+DEFAULT_ASSIGNMENTS = [a for a in assignments(ROOT) if not a.startswith("06")]
 
-def build_class(folder: Path, students: int) -> int:
-    """``students`` submissions per assignment, cycling through the sample class; returns the notebook count."""
-    made = 0
-    staging = folder.parent / "sample"
-    sample_class.build(ROOT, staging)
-    for assignment in assignments(ROOT):
-        sample = sorted((staging).glob(f"*/{assignment}/{assignment}.ipynb"))
-        for index in range(students):
-            source = sample[index % len(sample)]
-            target = folder / f"student-{index:03d}" / assignment / f"{assignment}.ipynb"
-            target.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy(source, target)
-            made += 1
-    return made
+PLAIN_CONFIG = """\
+# nbgrader's defaults, but for where the notebooks are: the test cells run in the kernel, no course pipeline
+c = get_config()  # noqa: F821
+c.CourseDirectory.source_directory = "solutions"
+c.CourseDirectory.release_directory = {release!r}
+"""
 
 
-def timed(command: list[str], cwd: Path, env: dict | None = None) -> float:
-    start = time.perf_counter()
-    done = subprocess.run(command, cwd=cwd, capture_output=True, text=True, env=env)
-    elapsed = time.perf_counter() - start
-    if done.returncode not in (0, 1):  # `check` exits 1 below full marks
-        raise SystemExit(f"{' '.join(command)} failed:\n{done.stderr[-2000:]}")
-    return elapsed
+def build_class(folder: Path, size: int, names: list[str], staging: Path) -> dict[str, int]:
+    """``size`` notebooks in nbgrader's ``submitted/`` layout: notebook ``i`` is assignment ``names[i % A]``, the
+    sample students of that assignment in turn. Returns the count per assignment."""
+    if not staging.exists():
+        sample_class.build(ROOT, staging, only=names)
+    counts: dict[str, int] = {}
+    for index in range(size):
+        assignment = names[index % len(names)]
+        sample = sorted(staging.glob(f"*/{assignment}/{assignment}.ipynb"))
+        source = sample[(index // len(names)) % len(sample)]
+        target = folder / f"student-{index // len(names):03d}" / assignment / f"{assignment}.ipynb"
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(source, target)
+        counts[assignment] = counts.get(assignment, 0) + 1
+    return counts
 
 
-def bench_class(students: int, jobs: int) -> tuple[float, float, int]:
-    with tempfile.TemporaryDirectory(prefix="bench-class-") as tmp:
-        tmp = Path(tmp)
-        submitted = tmp / "submitted"
-        count = build_class(submitted, students)
-        # nbgrader's own command (it runs the course's pipeline too, from the same config): a course directory with
-        # the same config, sources and submissions
-        course = tmp / "nbgrader-course"
-        course.mkdir()
-        shutil.copy(ROOT / "nbgrader_config.py", course / "nbgrader_config.py")
-        shutil.copytree(ROOT / "solutions", course / "solutions")
-        shutil.copytree(submitted, course / "submitted")
-        for assignment in assignments(ROOT):
-            timed(["nbgrader", "generate_assignment", assignment, "--force"], course)
-        nbgrader = sum(
-            timed(["nbgrader", "autograde", assignment, "--force"], course) for assignment in assignments(ROOT)
-        )
-        ours_course = tmp / "our-course"  # grade writes into its course directory: never the repository's
-        ours_course.mkdir()
-        shutil.copy(ROOT / "nbgrader_config.py", ours_course / "nbgrader_config.py")
-        for name in ("solutions", "notebooks"):
-            shutil.copytree(ROOT / name, ours_course / name)
-        ours = timed(
-            [sys.executable, "-m", "autograder", "--course", str(ours_course), "grade", str(submitted)]
-            + ["--out", str(tmp / "out"), "--jobs", str(jobs), "--no-feedback", "--force"],
-            ROOT,
-        )
-    return nbgrader, ours, count
+def graded_in(db_url: str, names: list[str]) -> int:
+    """Submissions in a gradebook with an automatic score recorded (every test cell of nbgrader's was scored)."""
+    from nbgrader.api import Gradebook
+
+    graded = 0
+    with Gradebook(db_url) as gradebook:
+        for name in names:
+            try:
+                submissions = gradebook.assignment_submissions(name)
+            except Exception:  # noqa: BLE001 - an assignment never built: none graded
+                continue
+            for submission in submissions:
+                grades = [g for nb in submission.notebooks for g in nb.grades if g.auto_score is not None]
+                graded += bool(grades)
+    return graded
 
 
-def bench_check(runs: int) -> list[tuple[str, float, float, float]]:
-    rows = []
-    for assignment in assignments(ROOT):
-        notebook = ROOT / "solutions" / assignment / f"{assignment}.ipynb"
-        with tempfile.TemporaryDirectory(prefix="bench-check-") as tmp:
-            nbconvert = [
-                timed(
-                    [sys.executable, "-m", "jupyter", "nbconvert", "--to", "notebook", "--execute"]
-                    + ["--output-dir", tmp, str(notebook)],
-                    ROOT,
-                )
-                for _ in range(runs)
-            ]
-            command = [sys.executable, "-m", "autograder", "check", str(notebook)]
-            check = [timed(command, ROOT) for _ in range(runs)]
-            with_kernel = [timed([*command, "--kernel"], ROOT) for _ in range(runs)]
-        rows.append(
-            (assignment, statistics.median(nbconvert), statistics.median(check), statistics.median(with_kernel))
-        )
-    return rows
+def _check(side: str, graded: int, expected: int) -> None:
+    if graded != expected:
+        raise SystemExit(f"FAILED: {side} graded {graded} of the {expected} notebooks of the class (its gradebook)")
+
+
+def plain_nbgrader(tmp: Path, submitted: Path, names: list[str], expected: int) -> dict[str, Any]:
+    course = tmp / "plain-course"
+    course.mkdir()
+    (course / "nbgrader_config.py").write_text(PLAIN_CONFIG.format(release=str(tmp / "plain-release")))
+    shutil.copytree(ROOT / "solutions", course / "solutions")
+    shutil.copytree(submitted, course / "submitted")
+    generate = [run_measured(["nbgrader", "generate_assignment", a, "--force"], course, "bench-gen") for a in names]
+    autograde = [run_measured(["nbgrader", "autograde", a], course, "bench-plain") for a in names]
+    graded = graded_in(f"sqlite:///{course / 'gradebook.db'}", names)
+    _check("plain nbgrader autograde", graded, expected)
+    return {
+        "wall": sum(r["wall"] for r in autograde),
+        "cpu": sum(r["cpu"] for r in autograde),
+        "generate_wall": sum(r["wall"] for r in generate),
+        "generate_cpu": sum(r["cpu"] for r in generate),
+        "graded": graded,
+    }
+
+
+def our_course(tmp: Path, name: str) -> Path:
+    """A copy of the course (``grade`` writes into its course directory: never the repository's)."""
+    course = tmp / name
+    course.mkdir()
+    shutil.copy(ROOT / "nbgrader_config.py", course / "nbgrader_config.py")
+    for folder in ("solutions", "notebooks"):
+        shutil.copytree(ROOT / folder, course / folder)
+    return course
+
+
+def grade(tmp: Path, submitted: Path, names: list[str], expected: int, jobs: int, feedback: bool) -> dict[str, Any]:
+    course = our_course(tmp, f"grade-course-{jobs}-{int(feedback)}")
+    out = tmp / f"grade-out-{jobs}-{int(feedback)}"
+    command = [sys.executable, "-m", "autograder", "--course", str(course), "grade", str(submitted)]
+    command += ["--out", str(out), "--jobs", str(jobs), "--force"] + ([] if feedback else ["--no-feedback"])
+    done = run_measured(command, ROOT, "bench-grade", ok=(0, 1))
+    graded = graded_in(f"sqlite:///{course / 'gradebook.db'}", names)
+    _check(f"grade --jobs {jobs}", graded, expected)
+    if done["returncode"] != 0:
+        print(f"  note: grade exited {done['returncode']}: {done['stderr'][-300:]}")
+    return {"wall": done["wall"], "cpu": done["cpu"], "graded": graded, "returncode": done["returncode"]}
+
+
+def stage_profile(tmp: Path, submitted: Path) -> dict[str, Any]:
+    course = our_course(tmp, "stages-course")
+    result = tmp / "stages.json"
+    command = [sys.executable, str(Path(__file__).resolve().parent / "stages.py"), "--course", str(course)]
+    command += ["--class", str(submitted), "--out", str(tmp / "stages-out"), "--json", str(result)]
+    run_measured(command, ROOT, "bench-stages-run")
+    return json.loads(result.read_text())
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--students", type=int, default=40, help="students per assignment (default 40)")
-    parser.add_argument("--jobs", type=int, default=2, help="workers for `grade` (default 2)")
-    parser.add_argument("--runs", type=int, default=3, help="runs per self-check measurement (default 3)")
-    parser.add_argument("--skip-class", action="store_true", help="only the self-check benchmark")
+    parser.add_argument("--sizes", default="10,40,160", help="class sizes in notebooks (default 10,40,160)")
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="workers of `grade` (default: CPUs)")
+    parser.add_argument(
+        "--assignments",
+        default=",".join(DEFAULT_ASSIGNMENTS),
+        help="the assignments the class cycles over (default: all but 06)",
+    )
+    parser.add_argument("--no-profile", action="store_true", help="skip the per-stage profile")
+    parser.add_argument("--json", type=Path, help="also write the results here")
     args = parser.parse_args()
-    print(f"machine: {os.cpu_count()} CPUs; python {sys.version.split()[0]}\n")
+    sizes = sorted(int(s) for s in args.sizes.split(","))
+    names = [a.strip() for a in args.assignments.split(",") if a.strip()]
+    unknown = sorted(set(names) - set(assignments(ROOT)))
+    if unknown:
+        raise SystemExit(f"unknown assignments: {unknown}")
 
-    print(f"Self-check latency, median of {args.runs} runs (target: check <= 1.5x nbconvert --execute)")
-    print(f"{'notebook':<28}{'nbconvert':>12}{'check':>10}{'ratio':>8}{'check --kernel':>17}{'ratio':>8}")
-    for assignment, base, ours, kernel in bench_check(args.runs):
-        print(f"{assignment:<28}{base:>11.2f}s{ours:>9.2f}s{ours / base:>7.2f}x{kernel:>16.2f}s{kernel / base:>7.2f}x")
+    meter = CpuMeter.create("bench-probe")
+    meter.close()
+    load = os.getloadavg()
+    started = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+    print(f"{started}; {os.cpu_count()} CPUs; load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
+    print(f"python {sys.version.split()[0]}; CPU time from: {meter.kind}")
+    print(f"class: the sample class cycled over {', '.join(names)}; grade --jobs {args.jobs}\n")
 
-    if not args.skip_class:
-        nbgrader, ours, count = bench_class(args.students, args.jobs)
-        print(f"\nGrading a class: {count} notebooks ({args.students} students x {count // args.students} assignments)")
-        print(f"{'tool':<44}{'time':>10}{'per notebook':>14}")
-        print(f"{'nbgrader autograde (serial)':<44}{nbgrader:>9.1f}s{nbgrader / count:>13.2f}s")
-        print(f"{f'python -m autograder grade --jobs {args.jobs}':<44}{ours:>9.1f}s{ours / count:>13.2f}s")
-        print(f"speed-up: {nbgrader / ours:.2f}x (target >= 1.8x on 2 cores)")
+    report: dict[str, Any] = {
+        "started": started,
+        "cpus": os.cpu_count(),
+        "load_start": load,
+        "jobs": args.jobs,
+        "assignments": names,
+        "meter": meter.kind,
+        "sizes": [],
+    }
+    with tempfile.TemporaryDirectory(prefix="bench-grading-") as scratch:
+        tmp = Path(scratch)
+        staging = tmp / "sample"
+        for size in sizes:
+            folder = tmp / f"size-{size}"
+            folder.mkdir()
+            submitted = folder / "submitted"
+            build_class(submitted, size, names, staging)
+            plain = plain_nbgrader(folder, submitted, names, size)
+            ours = grade(folder, submitted, names, size, args.jobs, feedback=False)
+            row = {"notebooks": size, "plain": plain, "grade": ours, "ratio": plain["wall"] / ours["wall"]}
+            report["sizes"].append(row)
+            print(
+                f"  {size:>4} notebooks: plain {plain['wall']:.1f} s, grade {ours['wall']:.1f} s, "
+                f"{row['ratio']:.2f}x (both graded {size})",
+                flush=True,
+            )
+        print_class_table(report)
+
+        if not args.no_profile:
+            smallest = tmp / f"size-{sizes[0]}"
+            profile = stage_profile(smallest, smallest / "submitted")
+            jobs1 = grade(smallest, smallest / "submitted", names, sizes[0], 1, feedback=True)
+            report["profile"] = profile
+            report["grade_jobs1_feedback"] = jobs1
+            print()
+            print_table(profile, jobs1)
+    report["load_end"] = os.getloadavg()
+    print(f"\nload average at the end: {' '.join(f'{x:.2f}' for x in report['load_end'])}")
+    if args.json:
+        args.json.write_text(json.dumps(report, indent=2))
+
+
+def print_class_table(report: dict[str, Any]) -> None:
+    jobs = report["jobs"]
+    rows = report["sizes"]
+    print(f"\nGrading a class: plain nbgrader autograde (serial, nbgrader's defaults) against grade --jobs {jobs}")
+    header = (
+        f"{'notebooks':>9} | {'plain wall':>10} {'/nb':>6} {'CPU/nb':>7} | {'grade wall':>10} {'/nb':>6} "
+        f"{'CPU/nb':>7} | {'ratio':>6} | {'plain /nb vs smallest':>21} {'grade /nb vs smallest':>21}"
+    )
+    print(header)
+    print("-" * len(header))
+    first = rows[0]
+    for row in rows:
+        n, plain, ours = row["notebooks"], row["plain"], row["grade"]
+        growth_plain = (plain["wall"] / n) / (first["plain"]["wall"] / first["notebooks"])
+        growth_grade = (ours["wall"] / n) / (first["grade"]["wall"] / first["notebooks"])
+        row["growth"] = {"plain": growth_plain, "grade": growth_grade}
+        print(
+            f"{n:>9} | {plain['wall']:>9.1f}s {plain['wall'] / n:>5.2f}s {plain['cpu'] / n:>6.2f}s | "
+            f"{ours['wall']:>9.1f}s {ours['wall'] / n:>5.2f}s {ours['cpu'] / n:>6.2f}s | {row['ratio']:>5.2f}x | "
+            f"{growth_plain:>20.2f}x {growth_grade:>20.2f}x"
+        )
+    cpu_ratio = [r["plain"]["cpu"] / r["grade"]["cpu"] for r in rows]
+    print(f"CPU ratio (plain CPU / grade CPU): {', '.join(f'{x:.2f}x' for x in cpu_ratio)}")
+    gen = rows[-1]["plain"]
+    once = f"{gen['generate_wall']:.1f} s wall, {gen['generate_cpu']:.1f} s CPU"
+    print(f"(not in plain's time: generate_assignment, once per assignment: {once})")
+    if len(rows) > 1:
+        worst = max(max(r["growth"]["plain"], r["growth"]["grade"]) for r in rows)
+        verdict = "linear" if worst <= 1.25 else "NOT linear"
+        print(f"growth: time per notebook at most {worst:.2f}x that of the smallest class: {verdict} (bound 1.25x)")
+        steps = []
+        for a, b in zip(rows, rows[1:]):
+            extra = b["notebooks"] - a["notebooks"]
+            steps.append(
+                f"{a['notebooks']}->{b['notebooks']}: plain {(b['plain']['wall'] - a['plain']['wall']) / extra:.2f} s, "
+                f"grade {(b['grade']['wall'] - a['grade']['wall']) / extra:.2f} s"
+            )
+        print("marginal wall per added notebook: " + "; ".join(steps))
 
 
 if __name__ == "__main__":
