@@ -9,6 +9,7 @@ Screenshots go to ``screenshots/``. Skipped, with the reason, without chromium o
 
 from __future__ import annotations
 
+import contextlib
 import os
 import secrets
 import signal
@@ -73,7 +74,9 @@ def formgrader(tmp_path_factory):
         log.close()
 
 
-def test_the_formgrader_shows_the_graded_class_and_a_notebook_to_review(formgrader):
+@contextlib.contextmanager
+def _logged_in(formgrader):
+    """A page of headless Chromium logged in to the formgrader's server with its token (a cookie for the API)."""
     url, token = formgrader
     SHOTS.mkdir(exist_ok=True)
     from playwright.sync_api import sync_playwright
@@ -85,66 +88,62 @@ def test_the_formgrader_shows_the_graded_class_and_a_notebook_to_review(formgrad
             step("formgrader: log in with the token (a cookie for the formgrader's API calls)")
             page.goto(f"{url}/tree?token={token}", timeout=180_000)
             page.wait_for_load_state("networkidle", timeout=180_000)
-            step("formgrader: submissions of the assignment")
-            page.goto(f"{url}/formgrader/manage_submissions/{ASSIGNMENT}", timeout=180_000)
-            page.wait_for_selector("text=merge-no-skip", timeout=180_000)
-            page.wait_for_timeout(1000)
-            page.screenshot(path=str(SHOTS / "formgrader-submissions.png"), full_page=True)
-            rows = page.locator("tbody tr")
-            text = "\n".join(rows.all_inner_texts())
-            for student, score in STUDENTS.items():
-                row = next(line for line in text.splitlines() if student in line)
-                assert f"{score:g} / 8" in row or f"{float(score)} / 8.0" in row, row
-            assert "needs autograding" not in page.content().lower()
-            step("formgrader: the same page again (a cached page would keep an old nonce and run none of its scripts)")
-            page.reload(timeout=180_000)
-            page.wait_for_selector("tbody tr >> text=merge-no-skip", timeout=60_000)
-
-            step("formgrader: manual grading of one submission")
-            page.goto(f"{url}/formgrader/gradebook/{ASSIGNMENT}/{ASSIGNMENT}", timeout=180_000)
-            # the formgrader lists submissions anonymously ("Submission #n"), the student id in a hidden link
-            student = page.locator("a.name-shown", has_text="merge-no-skip")
-            student.wait_for(state="attached", timeout=180_000)
-            page.wait_for_timeout(1000)
-            page.screenshot(path=str(SHOTS / "formgrader-notebook-submissions.png"), full_page=True)
-            page.locator("tr", has=student).locator("a:visible").first.click()
-            page.wait_for_selector("text=test_merge_overlaps", timeout=180_000)
-            page.wait_for_timeout(1000)
-            page.screenshot(path=str(SHOTS / "formgrader-review.png"), full_page=False)
-            body = page.content()
-            assert "(file missing)" not in body
-            assert "merge([5, 5, 5], (5, 5), 7)" in body  # the judge's message, in the notebook under review
+            yield page
         finally:
             browser.close()
+
+
+def test_the_formgrader_shows_the_graded_class_and_a_notebook_to_review(formgrader):
+    url, _token = formgrader
+    with _logged_in(formgrader) as page:
+        step("formgrader: submissions of the assignment")
+        page.goto(f"{url}/formgrader/manage_submissions/{ASSIGNMENT}", timeout=180_000)
+        page.wait_for_selector("text=merge-no-skip", timeout=180_000)
+        page.wait_for_timeout(1000)
+        page.screenshot(path=str(SHOTS / "formgrader-submissions.png"), full_page=True)
+        rows = page.locator("tbody tr")
+        text = "\n".join(rows.all_inner_texts())
+        for student, score in STUDENTS.items():
+            row = next(line for line in text.splitlines() if student in line)
+            assert f"{score:g} / 8" in row or f"{float(score)} / 8.0" in row, row
+        assert "needs autograding" not in page.content().lower()
+        step("formgrader: the same page again (a cached page would keep an old nonce and run none of its scripts)")
+        page.reload(timeout=180_000)
+        page.wait_for_selector("tbody tr >> text=merge-no-skip", timeout=60_000)
+
+        step("formgrader: manual grading of one submission")
+        page.goto(f"{url}/formgrader/gradebook/{ASSIGNMENT}/{ASSIGNMENT}", timeout=180_000)
+        # the formgrader lists submissions anonymously ("Submission #n"), the student id in a hidden link
+        student = page.locator("a.name-shown", has_text="merge-no-skip")
+        student.wait_for(state="attached", timeout=180_000)
+        page.wait_for_timeout(1000)
+        page.screenshot(path=str(SHOTS / "formgrader-notebook-submissions.png"), full_page=True)
+        page.locator("tr", has=student).locator("a:visible").first.click()
+        page.wait_for_selector("text=test_merge_overlaps", timeout=180_000)
+        page.wait_for_timeout(1000)
+        page.screenshot(path=str(SHOTS / "formgrader-review.png"), full_page=False)
+        body = page.content()
+        assert "(file missing)" not in body
+        assert "merge([5, 5, 5], (5, 5), 7)" in body  # the judge's message, in the notebook under review
 
 
 @pytest.mark.needs("sandbox")  # the button runs nbgrader autograde with the course's pipeline: sandbox required
 def test_the_formgraders_autograde_button_regrades_with_the_same_score_and_a_readable_log(formgrader):
     """The third way of grading (nbgrader's Autograde button) gives the score `grade` gave, and its success box shows
     what the server logs at its own level, not nbgrader's DEBUG lines (autograder.course.formgrader.quiet_log)."""
-    url, token = formgrader
-    SHOTS.mkdir(exist_ok=True)
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=needs.chromium(), args=CHROMIUM_ARGS, headless=True)
-        page = browser.new_page(viewport={"width": 1300, "height": 900})
-        try:
-            page.goto(f"{url}/tree?token={token}", timeout=180_000)
-            page.wait_for_load_state("networkidle", timeout=180_000)
-            step("formgrader: the Autograde button of one submission")
-            page.goto(f"{url}/formgrader/manage_submissions/{ASSIGNMENT}", timeout=180_000)
-            page.wait_for_selector("text=merge-no-skip", timeout=180_000)
-            row = page.locator("tbody tr", has_text="merge-no-skip")
-            row.locator("td.autograde a").click()
-            page.wait_for_selector("#success-modal", timeout=300_000)
-            page.wait_for_timeout(500)
-            page.screenshot(path=str(SHOTS / "formgrader-autograde-button.png"), full_page=False)
-            log = page.locator("#success-modal pre").inner_text()
-            assert "DEBUG" not in log, log[:2000]
-            page.locator("#success-modal button", has_text="OK").first.click()
-            page.wait_for_timeout(1000)
-            row = page.locator("tbody tr", has_text="merge-no-skip")
-            assert "6 / 8" in row.inner_text() or "6.0 / 8.0" in row.inner_text(), row.inner_text()
-        finally:
-            browser.close()
+    url, _token = formgrader
+    with _logged_in(formgrader) as page:
+        step("formgrader: the Autograde button of one submission")
+        page.goto(f"{url}/formgrader/manage_submissions/{ASSIGNMENT}", timeout=180_000)
+        page.wait_for_selector("text=merge-no-skip", timeout=180_000)
+        row = page.locator("tbody tr", has_text="merge-no-skip")
+        row.locator("td.autograde a").click()
+        page.wait_for_selector("#success-modal", timeout=300_000)
+        page.wait_for_timeout(500)
+        page.screenshot(path=str(SHOTS / "formgrader-autograde-button.png"), full_page=False)
+        log = page.locator("#success-modal pre").inner_text()
+        assert "DEBUG" not in log, log[:2000]
+        page.locator("#success-modal button", has_text="OK").first.click()
+        page.wait_for_timeout(1000)
+        row = page.locator("tbody tr", has_text="merge-no-skip")
+        assert "6 / 8" in row.inner_text() or "6.0 / 8.0" in row.inner_text(), row.inner_text()
