@@ -210,7 +210,8 @@ INFRASTRUCTURE_ERRORS = ("grading worker died", "grading failed", "no grades rec
 
 
 def failed_by_the_grader(results: list[Result]) -> list[Result]:
-    """The results that the grader, not the submission, failed (:data:`INFRASTRUCTURE_ERRORS`): a batch with any is
+    """The results that the grader, not the submission, failed (:data:`INFRASTRUCTURE_ERRORS`, but for a
+    :data:`REPEAT_KILLER`): a batch with any is
     not done, and ``grade`` exits 1 so that a scheduler (Slurm, Kubernetes, cron) sees it; the same command again
     grades just those.
 
@@ -220,7 +221,12 @@ def failed_by_the_grader(results: list[Result]) -> list[Result]:
         >>> [r.error for r in failed_by_the_grader([Result(sub, error="grading worker died: killed"), Result(sub)])]
         ['grading worker died: killed']
     """
-    return [r for r in results if r.error.startswith(INFRASTRUCTURE_ERRORS)]
+    return [r for r in results if r.error.startswith(INFRASTRUCTURE_ERRORS) and REPEAT_KILLER not in r.error]
+
+
+REPEAT_KILLER = "died twice while grading it"
+"""How :func:`autograder.course.pool.run_contained` names a submission that killed its worker twice, alone the
+second time: that submission's doing, reported in the grade files, not a batch left unfinished."""
 
 
 class Journal:

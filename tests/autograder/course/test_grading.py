@@ -78,3 +78,25 @@ def _csv(path):
 
 def _cells(out):
     return {(row["student_id"], row["test_cell"]): row for row in _csv(out / "exercise_grades.csv")}
+
+
+def test_grade_exits_1_when_the_grader_failed_a_submission_and_0_for_the_submissions_own_faults(
+    course_copy, tmp_path, monkeypatch, capsys
+):
+    """A scheduler (a Slurm array task, an Indexed Job's pod) must see a shard the grader did not finish; a corrupt
+    notebook, or one that killed its worker twice, is the submission's doing and finishes the batch."""
+    from pathlib import Path
+
+    from autograder.course.submissions import Submission
+
+    flat = tmp_path / "class"
+    flat.mkdir()
+    (flat / "ada.ipynb").write_text("{}")
+    errors = {"grading failed: OperationalError: database is locked": 1, "ada.ipynb is empty": 0}
+    errors["grading worker died: its grading worker died twice while grading it (killed, or out of memory)"] = 0
+    for error, code in errors.items():
+        result = grading.Result(Submission("ada", "01_pair_counts_and_merge", Path(flat / "ada.ipynb")), error=error)
+        monkeypatch.setattr(grading, "grade", lambda *args, _r=result, **kwargs: [_r])
+        args = ["--course", str(course_copy), "grade", str(flat), "--assignment", "01_pair_counts_and_merge"]
+        assert main([*args, "--out", str(tmp_path / "out"), "--sandbox", "off"]) == code, error
+        assert ("run the same command again" in capsys.readouterr().err) == bool(code)
