@@ -57,7 +57,10 @@ def test_every_sample_assignment_has_expected_scores():
 def test_demo_writes_grades_csv_and_feedback(demo):
     out, stdout = demo
     with open(out / "grades.csv", encoding="utf-8") as handle:
-        rows = {r["student_id"]: r for r in csv.DictReader(handle) if r["assignment"] == ASSIGNMENT}
+        every = [r for r in csv.DictReader(handle) if r["assignment"] == ASSIGNMENT]
+    # the whole class: the sample students of the other assignments handed in no 01 (0, as nbgrader export says)
+    rows = {r["student_id"]: r for r in every if r["status"] != "not submitted"}
+    assert all(r["score"] == "0" and r["student_id"] not in EXPECTED_01 for r in every if r not in rows.values())
     assert {s: float(r["score"]) for s, r in rows.items()} == {s: sum(p.values()) for s, p in EXPECTED_01.items()}
     assert all(r["max_score"] == "8" and r["status"] == "graded" for r in rows.values())
     for student in EXPECTED_01:
@@ -209,9 +212,11 @@ def test_shard_splits_a_class_into_disjoint_parts(course_root, course_copy, tmp_
         out = tmp_path / f"shard-{k}"
         base = ["--course", str(course_copy), "grade", str(folder), "--out", str(out), "--no-feedback"]
         assert main(base + ["--jobs", "1", "--shard", f"{k}/2"]) == 0
-        with open(out / "grades.csv", encoding="utf-8") as handle:
-            graded.append({r["student_id"] for r in csv.DictReader(handle)})
+        journal = (out / "journal.jsonl").read_text(encoding="utf-8").splitlines()
+        graded.append({json.loads(line)["student"] for line in journal})  # what this shard graded
     assert graded[0] | graded[1] == set(students) and not graded[0] & graded[1]
+    with open(out / "grades.csv", encoding="utf-8") as handle:  # the last shard's: the whole class, both shards'
+        assert {r["student_id"] for r in csv.DictReader(handle)} == set(students)
 
 
 @pytest.mark.parametrize("assignment", sorted(EXPECTED))
