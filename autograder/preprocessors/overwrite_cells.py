@@ -27,6 +27,7 @@ class OverwriteCells(NbgraderOverwriteCells):
     """  # noqa: E501
 
     _expected = False
+    _clear: ClearHiddenTests | None = None
 
     def preprocess_cell(self, cell: NotebookNode, resources: Any, cell_index: int) -> tuple[NotebookNode, Any]:
         self._expected = self._is_release_cell(cell)
@@ -54,5 +55,7 @@ class OverwriteCells(NbgraderOverwriteCells):
         except MissingEntry:
             return False
         released = NotebookNode(cell_type=source_cell.cell_type, source=source_cell.source, metadata={})
-        hidden = ClearHiddenTests(parent=self)._remove_hidden_test_region(released)
+        if self._clear is None:  # nbgrader's own rule for the hidden tests' region, made once per step
+            self._clear = ClearHiddenTests(parent=self)
+        hidden = self._clear._remove_hidden_test_region(released)
         return bool(hidden) and released.source == cell.source
