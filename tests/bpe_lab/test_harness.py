@@ -86,3 +86,19 @@ def test_a_limit_is_visible_to_what_the_call_runs_and_gone_after_it():
 def test_a_call_inside_a_limited_call_keeps_the_outer_limit():
     inner = harness.call(lambda: harness.call(harness.active_limit, (), 50).value, (), 0.5).value
     assert inner == harness.TimeLimit(0.5, harness.DEFAULT_WALL_LIMIT)
+
+
+def test_the_offset_of_a_bad_byte_must_be_named_by_the_message_not_by_the_file_s_path():
+    """The file is written in a temporary folder with a random name: digits there never pass for the offset."""
+    from bpe_lab.codec import FileBytes
+
+    args = (FileBytes("corpus.txt", b"one<|endoftext|>two<|endoftext|>thr\xe9e"), "", {}, 3)  # bad byte at 35
+    expected = harness.Raised(ValueError("at offset 35"))
+
+    def judged(message: str) -> str | None:
+        return harness.judge_counts_or_error(harness.Raised(ValueError(message)), expected, args)
+
+    assert judged("/tmp/bpe-files-35q_x/corpus.txt: the byte at offset 16 is not UTF-8") is not None
+    assert judged("'C:\\Temp\\bpe-files-35\\corpus.txt': offset 16") is not None
+    assert judged("/tmp/bpe-files-35q_x/corpus.txt: the byte at offset 35 is not UTF-8") is None
+    assert judged("/tmp/bpe-files-q/corpus.txt:35: not UTF-8") is None
