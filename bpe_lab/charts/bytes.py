@@ -29,7 +29,8 @@ import ipywidgets as widgets
 
 from .. import traces
 from .drawing import CHOSEN, DPI, INK, OTHER, TIED, figure_png, new_figure, style_axes
-from .widget import Chart, grading, placeholder
+from .skipped import grading, placeholder
+from .widget import Chart
 
 __all__ = ["byte_rounds", "bytes_per_token", "genesis_text", "token_boundaries", "token_label", "tokens_html"]
 
@@ -115,7 +116,7 @@ def token_boundaries(rows: Mapping[str, Sequence[bytes]]) -> widgets.Widget:
         token_boundaries({"bytes": [bytes([b]) for b in text.encode()], "GPT-4": [...]})
     """
     if grading():
-        return placeholder("token chart")
+        return placeholder("token_boundaries")
     return widgets.HTML(value=tokens_html(rows))
 
 
@@ -169,7 +170,7 @@ def byte_rounds(
         bpe_lab.traces.TraceMissing: the course ships no rounds for this text, size and pattern.
     """
     if grading():
-        return placeholder("training chart")
+        return placeholder("byte_rounds")
     data = traces.lookup("byte_rounds", text=text, vocab_size=vocab_size, pattern=pattern)
     rounds = [_ByteRound(r) for r in data["rounds"]]
     vocab = {i: bytes([i]) for i in range(256)} | {int(i): bytes.fromhex(t) for i, t in data["tokens"].items()}
@@ -263,7 +264,7 @@ def bytes_per_token(
         and pattern.
     """
     if grading():
-        return placeholder("bytes-per-token chart")
+        return placeholder("bytes_per_token")
     if not test_text or not train_text:
         raise ValueError(
             f"bytes_per_token needs training and held-out text; got {len(train_text)} and {len(test_text)} characters"

@@ -46,7 +46,8 @@ from .drawing import (
     whole_numbers,
     wrap,
 )
-from .widget import Chart, grading, placeholder
+from .skipped import grading, placeholder
+from .widget import Chart
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
@@ -359,7 +360,7 @@ def pair_explorer(
         ValueError: a bad ``tie_break`` or ``top_k``. bpe_lab.traces.TraceMissing: no trace for these inputs.
     """
     if grading():
-        return placeholder("pair-frequency explorer")
+        return placeholder("pair_explorer")
     return PairExplorer(
         _Explorer(
             word_freqs,

@@ -3,8 +3,8 @@
 * :class:`Chart`: an ``ipywidgets.VBox``; moving the slider (or pressing play) redraws the figure as a PNG (cached
   per position) and rewrites the caption; its display also carries the current PNG, which a viewer without widget
   support shows instead;
-* :func:`grading`, :func:`placeholder`: while nbgrader executes a notebook (``NBGRADER_EXECUTION`` is set) every
-  builder returns a small HTML placeholder at once, without drawing.
+* while nbgrader executes a notebook (``NBGRADER_EXECUTION`` is set) every builder returns the note of
+  :mod:`bpe_lab.charts.skipped` at once, without drawing.
 
 It draws nothing itself and reads no data: each chart module gives it a ``draw(position) -> Figure`` and a
 ``caption(position) -> str``. It never calls ``display()``: the cell shows what the builder returns.
@@ -13,8 +13,6 @@ It draws nothing itself and reads no data: each chart module gives it a ``draw(p
 from __future__ import annotations
 
 import base64
-import html
-import os
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -25,22 +23,7 @@ from .drawing import figure_png
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.figure import Figure
 
-__all__ = ["Chart", "grading", "placeholder"]
-
-
-def grading() -> bool:
-    """Whether nbgrader is executing the notebook (it sets ``NBGRADER_EXECUTION`` while it does)."""
-    return bool(os.environ.get("NBGRADER_EXECUTION"))
-
-
-def placeholder(what: str) -> widgets.HTML:
-    """The note a builder returns while nbgrader executes the notebook, naming the chart ``what`` it skips."""
-    return widgets.HTML(
-        value=(
-            f"<p><i>The {html.escape(what)} is skipped while nbgrader executes this notebook "
-            "(NBGRADER_EXECUTION is set). Run the cell in Jupyter to see it.</i></p>"
-        )
-    )
+__all__ = ["Chart"]
 
 
 class Chart(widgets.VBox):
