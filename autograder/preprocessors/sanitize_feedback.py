@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+import jinja2
 from nbconvert.exporters import HTMLExporter
 from nbconvert.preprocessors import Preprocessor
 from nbformat.notebooknode import NotebookNode
@@ -71,10 +72,39 @@ def with_policy(html: str, policy: str = FEEDBACK_POLICY) -> str:
     return html[:at] + meta + html[at:]
 
 
+class CompiledTemplates(jinja2.BytecodeCache):
+    """Jinja's bytecode cache, in this process's memory: each template of the feedback page is compiled once, not
+    once per page (nbgrader makes a new exporter, so a new Jinja environment, for every notebook: compiling the nine
+    templates of the page was a third of its cost). Jinja keys a template by its file and checks its source's
+    checksum, so an edited template is compiled again."""
+
+    def __init__(self) -> None:
+        self._code: dict[str, bytes] = {}
+
+    def load_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+        code = self._code.get(bucket.key)
+        if code is not None:
+            bucket.bytecode_from_string(code)
+
+    def dump_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+        self._code[bucket.key] = bucket.bytecode_to_string()
+
+
+_COMPILED: dict[tuple, CompiledTemplates] = {}
+"""One :class:`CompiledTemplates` per kind of environment (the code Jinja makes depends on its settings)."""
+
+
 class InertFeedbackExporter(HTMLExporter):
     """``GenerateFeedback``'s exporter (``c.GenerateFeedback.exporter_class``): nbgrader's feedback page, with
     :data:`FEEDBACK_POLICY` in its head (:func:`with_policy`). The ``HTMLExporter`` configuration applies to it, and
-    nbgrader's API (the formgrader's feedback button) uses it too."""
+    nbgrader's API (the formgrader's feedback button) uses it too. Its templates are compiled once per process
+    (:class:`CompiledTemplates`)."""
+
+    def _create_environment(self) -> jinja2.Environment:
+        environment = super()._create_environment()
+        settings = (environment.is_async, environment.autoescape, tuple(sorted(environment.extensions)))
+        environment.bytecode_cache = _COMPILED.setdefault(settings, CompiledTemplates())
+        return environment
 
     def from_notebook_node(self, nb: NotebookNode, resources: dict | None = None, **kw: Any) -> tuple[Any, dict]:
         output, resources = super().from_notebook_node(nb, resources, **kw)
