@@ -17,8 +17,10 @@ never as an absolute pass or fail; growth with class size as the time per notebo
 smallest. Then the per-stage profile (``benchmarks/stages.py``, the product's own pieces timed one by one on the
 smallest class, with feedback) against ``grade --jobs 1`` (with feedback) on the same notebooks.
 
-The class is the bundled sample class (``autograder.course.sample_class``) cycled over the assignments: notebook
-``i`` is assignment ``i mod A``, the sample students of that assignment in turn. Assignment 06 (its hidden speed
+The class is made from the bundled sample class (``autograder.course.sample_class``), of the same make-up at every
+size (:func:`build_class`): a unit of two sample students per assignment, repeated under new names. (Cycling through
+all the sample students would give each size a different mix, and time per notebook would then compare mixes, not
+sizes.) Assignment 06 (its hidden speed
 check trains thousands of merges in the plain loop) is left out unless ``--assignments`` names it.
 
 CPU time is that of each command and every process it starts (kernels, judge workers in their sandboxes, reaped
@@ -62,16 +64,23 @@ c.CourseDirectory.release_directory = {release!r}
 """
 
 
+UNIT = 2
+"""Sample students per assignment in the class's repeating unit (:func:`build_class`)."""
+
+
 def build_class(folder: Path, size: int, names: list[str], staging: Path) -> dict[str, int]:
-    """``size`` notebooks in nbgrader's ``submitted/`` layout: notebook ``i`` is assignment ``names[i % A]``, the
-    sample students of that assignment in turn. Returns the count per assignment."""
+    """``size`` notebooks in nbgrader's ``submitted/`` layout, of the same make-up at every size, so that time per
+    notebook compares across sizes: a unit of :data:`UNIT` sample students per assignment (spread over that
+    assignment's sample students, in name order), repeated under new student names. Notebook ``i`` is assignment
+    ``names[i % A]``. Returns the count per assignment."""
     if not staging.exists():
         sample_class.build(ROOT, staging, only=names)
     counts: dict[str, int] = {}
     for index in range(size):
         assignment = names[index % len(names)]
         sample = sorted(staging.glob(f"*/{assignment}/{assignment}.ipynb"))
-        source = sample[(index // len(names)) % len(sample)]
+        unit = [sample[k * len(sample) // UNIT] for k in range(UNIT)]
+        source = unit[(index // len(names)) % UNIT]
         target = folder / f"student-{index // len(names):03d}" / assignment / f"{assignment}.ipynb"
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(source, target)
@@ -176,7 +185,7 @@ def main() -> None:
     started = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
     print(f"{started}; {os.cpu_count()} CPUs; load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
     print(f"python {sys.version.split()[0]}; CPU time from: {meter.kind}")
-    print(f"class: the sample class cycled over {', '.join(names)}; grade --jobs {args.jobs}\n")
+    print(f"class: {UNIT} sample students per assignment of {', '.join(names)}, repeated; grade --jobs {args.jobs}\n")
 
     report: dict[str, Any] = {
         "started": started,
