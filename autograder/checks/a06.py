@@ -14,8 +14,11 @@ Two parts are measurements, not lists of cases (:attr:`autograder.spec.Spec.meas
   it changes wall time. Both are timed with the garbage collector off (its sweeps cost in proportion to whatever
   else the process holds), and a trainer under the bar but within a factor of 3 of it gets up to two more runs, and
   the plain loop as many, the fastest of each counting: a burst of load beside one run costs no points and gives
-  none. The plain loop always runs next to the learner's trainer, never once for many (the load changes). A
-  correct but slow trainer fails this part alone, with the measured ratio in the message.
+  none. The plain loop always runs next to the learner's trainer, never once for many (the load changes), and only
+  as long as the verdict needs: it is stopped once it has spent 12 times the trainer's CPU time (the bar is then met),
+  so a fast trainer's verdict costs about 12 times its own time, not the loop's few seconds
+  (:func:`plain_loop_seconds`). A correct but slow trainer fails this part alone, with the measured ratio (the
+  plain loop run to its end) in the message.
 * ``check_encode_iterable(fn, "memory")``: the streaming encoder reads about 6 MB of text, line by line, and must
   give the right ids while the worker's resident memory grows by at most 3 MB (read from ``/proc`` by the grader;
   in a learner's own kernel, the kernel's own, likewise).
@@ -35,9 +38,18 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from bpe_lab import measure
+from bpe_lab import cputime, measure
 from bpe_lab.codec import FileBytes
-from bpe_lab.harness import DEFAULT_TIME_LIMIT, LOAD_TEXT, Case, CheckFailed, Named, show
+from bpe_lab.harness import (
+    DEFAULT_TIME_LIMIT,
+    LOAD_TEXT,
+    CallTimeout,
+    Case,
+    CheckFailed,
+    Named,
+    active_limit,
+    show,
+)
 from bpe_lab.probes import ids_crc, release_free_memory, stream_probe
 from bpe_ref import scale as ref
 from bpe_ref.bytelevel import GPT4_SPECIAL_TOKENS
@@ -326,6 +338,9 @@ RERUN_FACTOR = 3.0
 25-45x on this input, a trainer that scans every pair count for the best one at 5-8x)."""
 SPEED_SHARE = 0.75
 """The share of Genesis's lines in the speed input (drawn for each student)."""
+STOP_MARGIN = 1.01
+"""The plain loop is stopped at ``SPEED_RATIO * STOP_MARGIN`` times the trainer's CPU time: a stopped loop then shows
+a ratio above the bar, never one equal to it within rounding."""
 
 
 @gen.memo
@@ -369,13 +384,49 @@ PLAIN_SOURCE = "\n\n".join(
 only, no import)."""
 
 
-def _baseline_remote(session: Any, args: tuple) -> float:
-    """The plain loop's CPU seconds on ``args``, in a fresh worker of the submission's kind with none of its code."""
-    with session.clean() as clean:
-        error = clean.run("course-plain-loop", PLAIN_SOURCE)
-        if error:
-            raise RuntimeError(f"the course's plain loop did not load in the worker: {error}")
-        return clean.timed_call("train_plain", args, timeout=600.0)[1]
+class _PastBudget(Exception):
+    """The plain loop ran past its budget of CPU time (raised in it by :func:`bpe_lab.cputime.limited`)."""
+
+
+def plain_loop_seconds(args: tuple, budget: float, session: Any = None) -> tuple[float, bool]:
+    """The CPU seconds of the course's plain loop (:func:`bpe_ref.scale.train_plain`) on ``args``, stopped once it has
+    spent ``budget`` seconds: ``(seconds, False)`` when it finished, ``(budget, True)`` when it was stopped (it
+    would have taken longer). With a judge's ``session``, in a fresh worker of the submission's kind with none of
+    its code; else here, where a limit can be set (the main thread, no limit of a running call around it), or to
+    its end.
+
+    :func:`check_speed` needs no more: a trainer passes when the loop takes at least :data:`SPEED_RATIO` times its
+    time, which a loop stopped at that budget has shown.
+
+    Raises:
+        RuntimeError: the plain loop did not load in the worker. bpe_lab.harness.CallTimeout: the worker's wall
+            clock ran out before its CPU budget (a machine too loaded to measure on).
+
+    Example:
+        >>> (speed_input,) = _speed_input()  # thousands of chunks: the loop needs a few seconds
+        >>> plain_loop_seconds(speed_input.args, budget=0.05)
+        (0.05, True)
+        >>> plain_loop_seconds(({b"hug": 10, b"pug": 5}, 258), budget=5.0)[1]  # done long before its budget
+        False
+    """
+    if session is not None:
+        with session.clean() as clean:
+            error = clean.run("course-plain-loop", PLAIN_SOURCE)
+            if error:
+                raise RuntimeError(f"the course's plain loop did not load in the worker: {error}")
+            try:
+                return clean.timed_call("train_plain", args, timeout=budget)[1], False
+            except CallTimeout as exc:
+                if exc.kind != "cpu":
+                    raise
+                return budget, True
+    if active_limit() is not None:  # inside a limited call: its timer is the one running
+        return _cpu_seconds_here(ref.train_plain, args)[1], False
+    try:
+        with cputime.limited(budget, 0, lambda kind, seconds: _PastBudget()):
+            return _cpu_seconds_here(ref.train_plain, args)[1], False
+    except _PastBudget:
+        return budget, True
 
 
 def check_speed(fn: Callable[..., Any], time_limit: float = DEFAULT_TIME_LIMIT) -> None:
@@ -412,10 +463,10 @@ def check_speed(fn: Callable[..., Any], time_limit: float = DEFAULT_TIME_LIMIT) 
             f"  returned: {show(returned)}"
         )
 
-    def baseline() -> float:  # measured next to the learner's run, never earlier (the load may have changed since)
-        if remote and session is not None:
-            return _baseline_remote(session, case.args)
-        return _cpu_seconds_here(ref.train_plain, case.args)[1]
+    def baseline() -> float:  # measured next to the learner's run, never earlier (the load may have changed since),
+        # and stopped once it has shown the bar met: a stopped loop counts as its budget, a ratio above the bar
+        budget = SPEED_RATIO * max(spent, 0.01) * STOP_MARGIN
+        return plain_loop_seconds(case.args, budget, session if remote else None)[0]
 
     plain = baseline()
     ratio = plain / max(spent, 0.01)

@@ -95,9 +95,35 @@ def test_a_file_that_is_not_utf8_must_name_the_offset():
     assert "name the offset of the first bad byte" in lines[2]
 
 
-def test_the_plain_loop_gets_the_ratio_in_its_message():
+def _spying_on_the_plain_loop(monkeypatch) -> list[tuple[float, float, bool]]:
+    """Each plain-loop run of the speed check: its budget, its seconds and whether it was stopped."""
+    runs: list[tuple[float, float, bool]] = []
+    measured = checks.plain_loop_seconds
+
+    def spy(args, budget, session=None):
+        seconds, stopped = measured(args, budget, session)
+        runs.append((budget, seconds, stopped))
+        return seconds, stopped
+
+    monkeypatch.setattr(checks, "plain_loop_seconds", spy)
+    return runs
+
+
+def test_a_fast_trainer_stops_the_plain_loop_once_the_bar_is_met(monkeypatch):
+    runs = _spying_on_the_plain_loop(monkeypatch)
+    checks.check_train_fast(ref.train_fast, "speed")
+    assert len(runs) == 1 and runs[0][2], runs  # stopped: the loop would have taken longer than the bar asks
+    budget, seconds, _ = runs[0]
+    assert seconds == budget
+
+
+def test_the_plain_loop_gets_the_ratio_in_its_message_measured_to_the_end(monkeypatch):
+    runs = _spying_on_the_plain_loop(monkeypatch)
     lines = _lines(checks.check_train_fast, ref.train_plain, "speed")
     assert "x the plain loop's speed" in lines[2] and "slower than required" in lines[2]
+    assert runs and not any(stopped for _, _, stopped in runs), runs
+    fastest = min(seconds for _, seconds, _ in runs)
+    assert f"(the plain loop took {fastest:.2f} s)" in lines[1]
 
 
 def test_a_greedy_encoder_fails_memory_naming_what_it_held():
@@ -136,6 +162,18 @@ def _verdicts(student: str) -> dict[str, str]:
             except CheckFailed:
                 out[part] = "fail"
     return out
+
+
+@pytest.mark.skipif(not measure.available(), reason="the speed and memory figures are read from /proc (Linux)")
+def test_in_a_worker_the_plain_loop_is_stopped_at_its_budget_of_cpu_time():
+    from autograder.isolation import judge
+
+    limits = {"memory_limit": 2 * 1024**3, "cpu_limit": 600, "process_limit": 256, "sandbox": "auto"}
+    (speed_input,) = checks._speed_input()
+    with judge.worker_session(limits, call_timeout=10, cell_timeout=60, notebook_timeout=900) as session:
+        assert checks.plain_loop_seconds(speed_input.args, 0.2, session) == (0.2, True)
+        seconds, stopped = checks.plain_loop_seconds(({b"hug": 10, b"pug": 5}, 258), 5.0, session)
+    assert not stopped and 0 <= seconds < 5.0
 
 
 @pytest.mark.slow
