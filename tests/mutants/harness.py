@@ -322,7 +322,8 @@ def reach(submission: Submission, test: GradedCell) -> tuple[str, ...]:
     """The code a test cell can reach, in notebook order: the top-level statements of the answers that define a name
     the cell uses, then, in turn, a global name those use (by name, whichever answer a definition is in: a helper
     one answer defines and another calls counts; a function's parameter named like another answer's function
-    does not), and every statement that defines nothing (it may act on anything)."""
+    does not), and every statement that defines nothing (it may act on anything). An import two answers make is
+    kept once."""
     statements = [st for code in submission.answers.values() for st in _statements(code)]
     wanted = set(_global_uses(ast.parse(test.source), test.source)) | {test.function}
     kept = {k for k, (_, defined, _) in enumerate(statements) if not defined}
@@ -331,10 +332,27 @@ def reach(submission: Submission, test: GradedCell) -> tuple[str, ...]:
     while True:
         more = {k for k, (_, defined, _) in enumerate(statements) if k not in kept and defined & wanted}
         if not more:
-            return tuple(source for k, (source, _, _) in enumerate(statements) if k in kept)
+            return _canonical([statements[k] for k in sorted(kept)])
         kept |= more
         for k in more:
             wanted |= statements[k][2]
+
+
+def _is_import(source: str) -> bool:
+    """Whether a top-level statement is an import (running one twice is running it once)."""
+    return isinstance(ast.parse(source).body[0], (ast.Import, ast.ImportFrom))
+
+
+def _canonical(statements: list[tuple[str, frozenset[str], frozenset[str]]]) -> tuple[str, ...]:
+    """The sources of ``statements``, with the imports once each and first (sorted) where no other statement defines
+    a name an import does: then neither their order nor the answer they are in changes what runs. Else as they
+    are."""
+    imports = [(source, defined) for source, defined, _ in statements if _is_import(source)]
+    others = [(source, defined) for source, defined, _ in statements if not _is_import(source)]
+    imported = frozenset().union(*(defined for _, defined in imports))
+    if any(defined & imported for _, defined in others):
+        return tuple(source for source, _, _ in statements)
+    return (*sorted({source for source, _ in imports}), *(source for source, _ in others))
 
 
 _CELLS: dict[tuple, Cell] = {}

@@ -155,3 +155,22 @@ def test_a_measured_cell_judged_in_process_is_not_measured_again_for_its_hidden_
     failed_visibly = [harness.Cell(c.grade_id, c.function, 0.0, c.max_points, "ExampleFailed: ...") for c in cells]
     again = harness.hidden_failures(sub, judged=failed_visibly)  # measured anew: not the visible part's message
     assert harness.same_hidden_messages(sub.student, again, measured) == []
+
+
+def test_an_import_two_answers_make_is_the_same_code_whichever_answer_makes_it():
+    """The harness itself: a cell's outcome is shared between two notebooks whose answers differ only in which of
+    them imports a name (06's speed cell is measured once, not once per arrangement of imports), never between two
+    where another answer redefines that name."""
+    module = harness.MODULES[0]
+    counts = "from collections import Counter\n\n\ndef get_pair_counts(ids):\n    return Counter(zip(ids, ids[1:]))\n"
+    merge = "def merge(ids, pair, idx):\n    return ids\n"
+    test = next(t for t in harness.graded_cells(module.ASSIGNMENT) if t.function == "get_pair_counts")
+
+    def reached(merge_answer: str) -> tuple[str, ...]:
+        answers = {"get_pair_counts": counts, "merge": merge_answer}
+        return harness.reach(harness.Submission("m-imports", module.ASSIGNMENT, answers, []), test)
+
+    alone = reached(merge)
+    assert reached("from collections import Counter\n\n\n" + merge) == alone
+    assert reached("import os\nfrom collections import Counter\n\n\n" + merge) == alone  # os: not used
+    assert reached("Counter = dict\n\n\n" + merge) != alone
