@@ -131,6 +131,34 @@ def ensure_assignments(course_url: str, template_url: str, names: list[str], ref
     return created
 
 
+@contextmanager
+def quiet_submission_cascade() -> Iterator[None]:
+    """Meanwhile, no SQLAlchemy warning "Object of type <SubmittedAssignment> not in session, add operation along
+    'Student.submissions' will not proceed" (or ``<SubmittedNotebook>``): nbgrader's ``Gradebook.add_submission``
+    reads a relationship of the submission it is building before adding it to the session, so SQLAlchemy 2's
+    autoflush warns; nbgrader then adds and commits it, and nothing is lost. Without this an instructor's terminal
+    shows the warning, with its source lines, in the middle of the progress bar of every run.
+
+    Example:
+        >>> import warnings
+        >>> from sqlalchemy.exc import SAWarning
+        >>> with warnings.catch_warnings(record=True) as seen:
+        ...     warnings.simplefilter("always")
+        ...     with quiet_submission_cascade():
+        ...         warnings.warn("Object of type <SubmittedNotebook> not in session, add operation ...", SAWarning)
+        ...         warnings.warn("Object of type <Student> not in session ...", SAWarning)
+        >>> [str(w.message) for w in seen]
+        ['Object of type <Student> not in session ...']
+    """
+    import warnings
+
+    from sqlalchemy.exc import SAWarning
+
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", r"Object of type <Submitted\w+> not in session", SAWarning)
+        yield
+
+
 def upsert_submission(course_url: str, scratch_url: str, assignment: str, student: str) -> dict[str, Any]:
     """Write one graded submission from a scratch gradebook into the course's; keep every manual entry.
 
@@ -159,7 +187,7 @@ def upsert_submission(course_url: str, scratch_url: str, assignment: str, studen
     """
     from nbgrader.api import Gradebook
 
-    with Gradebook(scratch_url) as scratch, Gradebook(course_url) as course:
+    with Gradebook(scratch_url) as scratch, Gradebook(course_url) as course, quiet_submission_cascade():
         graded = scratch.find_submission(assignment, student)
         try:
             course.find_student(student)

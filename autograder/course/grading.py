@@ -32,6 +32,7 @@ from .gradebook import (
     ensure_assignments,
     final_grades,
     final_score,
+    quiet_submission_cascade,
     set_due_dates,
     upsert_submission,
 )
@@ -320,7 +321,8 @@ class _Grader:
         # the scratch copy was made just now: timestamps are checked against when the grader's first copy was made
         copied = timestamps.copy_time(submission.path if submission.flat else submission.path.parent)
         api.config.DoctorRepairs.copied_at = copied.isoformat() if copied else ""
-        graded = api.autograde(submission.assignment, submission.student, force=True, create=True)
+        with quiet_submission_cascade():
+            graded = api.autograde(submission.assignment, submission.student, force=True, create=True)
         if not graded["success"]:
             result.error = _summarise(graded.get("log", "") or graded.get("error", ""))
             return

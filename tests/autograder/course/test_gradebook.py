@@ -1,4 +1,5 @@
-"""The course gradebook: nbgrader's schema head read in process, so the grader runs with nothing on PATH."""
+"""The course gradebook: nbgrader's schema head read in process, so the grader runs with nothing on PATH; recording a
+submission shows no warning of nbgrader's ORM."""
 
 from __future__ import annotations
 
@@ -41,3 +42,38 @@ def test_grade_started_by_the_full_path_to_python_with_nothing_on_path_grades(co
     with open(out / "grades.csv", encoding="utf-8", newline="") as handle:
         (row,) = csv.DictReader(handle)
     assert (row["student_id"], row["status"], row["score"]) == ("ada", "graded", "0"), run.stdout[-3000:]
+
+
+def _gradebook_with_an_assignment(url: str) -> None:
+    from nbgrader.api import Gradebook
+
+    with Gradebook(url) as book:
+        book.add_assignment("01")
+        book.add_notebook("01", "01")
+        book.add_grade_cell("test_merge", "01", "01", max_score=2, cell_type="code")
+        book.add_solution_cell("merge", "01", "01")
+        book.add_source_cell("test_merge", "01", "01", cell_type="code", source="assert True", checksum="x")
+
+
+def test_recording_a_new_students_submission_shows_the_instructor_no_warning_of_nbgraders(tmp_path):
+    """nbgrader's add_submission makes SQLAlchemy 2 warn, with its source lines, in the middle of `grade`'s progress
+    bar; the grade is recorded all the same."""
+    import warnings
+
+    from nbgrader.api import Gradebook
+    from sqlalchemy.exc import SAWarning
+
+    scratch, course = f"sqlite:///{tmp_path / 'slot.db'}", f"sqlite:///{tmp_path / 'course.db'}"
+    for url in (scratch, course):
+        _gradebook_with_an_assignment(url)
+    with Gradebook(scratch) as book, warnings.catch_warnings():
+        warnings.simplefilter("ignore", SAWarning)  # the slot's own, as nbgrader's autograde leaves it
+        book.add_student("ada")
+        book.add_submission("01", "ada")
+        book.find_grade("test_merge", "01", "01", "ada").auto_score = 2
+        book.db.commit()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", SAWarning)
+        gradebook.upsert_submission(course, scratch, "01", "ada")
+    with Gradebook(course) as book:
+        assert book.find_grade("test_merge", "01", "01", "ada").auto_score == 2
