@@ -6,7 +6,9 @@ import sys
 import nbformat
 from nbformat.v4 import new_code_cell, new_notebook
 
+from autograder.course import sample_class
 from autograder.doctor import python_of, scan_integrity
+from tests.mutants.harness import solution_code
 
 
 def test_ipython_syntax_becomes_pass_on_the_same_lines():
@@ -155,3 +157,25 @@ def test_a_folder_of_thousands_of_notebooks_is_read_only_up_to_the_limit(course_
     assert len(read) == doctor.MAX_CANDIDATES == len(choice.considered) and len(choice.skipped) == 200
     assert choice.path.name == f"decoy-{doctor.MAX_CANDIDATES + 199}.ipynb"  # the newest by name order
     assert choice.problems[-1].text.startswith(f"200 more notebooks were not read (over the limit of {len(read)}")
+
+
+def test_a_flag_the_exercise_s_own_solution_raises_is_not_raised_for_its_cell(course_root):
+    """06's chunk_counts_file must open its file: every correct submission was flagged for it. The same call in
+    another exercise's cell, and anything else in that cell, still are."""
+    assignment = "06_training_at_scale"
+    source = nbformat.read(course_root / "solutions" / assignment / f"{assignment}.ipynb", 4)
+    release = nbformat.read(course_root / "notebooks" / assignment / f"{assignment}.ipynb", 4)
+    answers = solution_code(assignment, course_root)
+    assert "open(" in answers["chunk_counts_file"]
+
+    def flags(changed: dict[str, str]) -> list[str]:
+        return [p.text for p in scan_integrity(sample_class.fill(release, {**answers, **changed}), source)]
+
+    assert flags({}) == []
+    reads = answers["train_fast"] + "\n\nHOST = open('/etc/hostname').read()\n"
+    line = reads.count("\n")
+    opened = f"cell 'train_fast', line {line}: calls open() (files, processes or databases)"
+    assert flags({"train_fast": reads}) == [opened]
+    assert flags({"chunk_counts_file": "import subprocess\n" + answers["chunk_counts_file"]}) == [
+        "cell 'chunk_counts_file', line 1: imports subprocess"
+    ]
