@@ -44,7 +44,15 @@ FEEDBACK_POLICY = (
 """The feedback page's policy: its styles (inlined by nbgrader's template) and ``data:`` images (the notebook's
 charts), nothing else: no script, not even the template's own (MathJax from a CDN: the course's notebooks hold no
 mathematics), no request to any server (an image of a submission cannot tell anyone the page was opened)."""
+WRAPPED_OUTPUTS = (
+    "<style>.output_area pre, .jp-OutputArea-output pre "
+    "{ white-space: pre-wrap; word-break: normal; overflow-wrap: break-word; }</style>"
+)
+"""The feedback page's one style of the course's: an output's long lines (a failed check's ``returned: ...``, which
+ends with the hint) wrap at the page's width, between words, instead of running off its right edge (nbgrader's
+feedback template, and nbconvert's own)."""
 _HEAD = re.compile(r"<head(?:\s[^>]*)?>", re.I)
+_HEAD_END = re.compile(r"</head\s*>", re.I)
 _CHARSET = re.compile(r"<meta\s+charset=[^>]*>", re.I)
 
 
@@ -98,7 +106,7 @@ class InertFeedbackExporter(HTMLExporter):
     """``GenerateFeedback``'s exporter (``c.GenerateFeedback.exporter_class``): nbgrader's feedback page, with
     :data:`FEEDBACK_POLICY` in its head (:func:`with_policy`). The ``HTMLExporter`` configuration applies to it, and
     nbgrader's API (the formgrader's feedback button) uses it too. Its templates are compiled once per process
-    (:class:`CompiledTemplates`)."""
+    (:class:`CompiledTemplates`), and long lines of outputs wrap (:data:`WRAPPED_OUTPUTS`)."""
 
     def _create_environment(self) -> jinja2.Environment:
         environment = super()._create_environment()
@@ -108,4 +116,7 @@ class InertFeedbackExporter(HTMLExporter):
 
     def from_notebook_node(self, nb: NotebookNode, resources: dict | None = None, **kw: Any) -> tuple[Any, dict]:
         output, resources = super().from_notebook_node(nb, resources, **kw)
+        end = _HEAD_END.search(output)
+        if end is not None:  # after the template's own styles, so it wins over theirs
+            output = output[: end.start()] + WRAPPED_OUTPUTS + output[end.start() :]
         return with_policy(output), resources

@@ -1,10 +1,14 @@
-"""The feedback page's exporter: the policy in its head, and its templates compiled once per process."""
+"""The feedback page's exporter: the policy in its head, its templates compiled once per process, and a student's page
+(made by the demo's grading) opened in Chromium: a failed check's long message wraps at the page's width."""
 
 import jinja2
 import nbformat
+import pytest
 from nbformat.v4 import new_code_cell, new_notebook
 
 from autograder.preprocessors.sanitize_feedback import FEEDBACK_POLICY, InertFeedbackExporter
+from tests import needs
+from tests.needs import CHROMIUM_ARGS
 
 
 def _compilations(monkeypatch) -> list[str]:
@@ -39,3 +43,33 @@ def test_an_edited_template_is_compiled_again(monkeypatch, tmp_path):
     template.write_text("second {{ nb.cells | length }}")
     page, _ = InertFeedbackExporter(template_file=str(template)).from_notebook_node(notebook)
     assert page.endswith("second 1") and compiled.count("page.j2") == 2
+
+
+ASSIGNMENT = "06_training_at_scale"
+HINT = "update the pair counts of the chunks a merge changes"
+"""The end of the speed check's long ``returned: ...`` line, in the max-scan student's feedback."""
+
+
+@pytest.mark.needs("chromium")
+def test_a_long_message_wraps_at_the_page_s_width_in_chromium(graded_sample_class):
+    from playwright.sync_api import sync_playwright
+
+    out, _ = graded_sample_class
+    path = out / "course" / "feedback" / "max-scan" / ASSIGNMENT / f"{ASSIGNMENT}.html"
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=needs.chromium(), args=CHROMIUM_ARGS, headless=True)
+        try:
+            page = browser.new_page(viewport={"width": 1000, "height": 800})
+            page.goto(path.as_uri())
+            shown = page.locator("pre", has_text="slower than required").first
+            box = shown.evaluate(
+                "e => { const r = document.createRange(); r.selectNodeContents(e);"
+                " const tops = Array.from(r.getClientRects()).map(q => Math.round(q.top));"
+                " return {scroll: e.scrollWidth, client: e.clientWidth, text: e.innerText,"
+                " rows: new Set(tops).size}; }"
+            )
+        finally:
+            browser.close()
+    assert box["scroll"] <= box["client"], box  # nothing runs off the right edge
+    assert HINT in box["text"], box["text"]  # whole: wrapped between words, none cut in two
+    assert box["rows"] > len(box["text"].splitlines()), box  # the long line took more than one row of the page
