@@ -61,3 +61,18 @@ def test_each_expensive_set_up_is_built_on_one_worker_and_the_longest_units_come
         < order.index(batch[0])
     )
     assert max(order.index(n) for n in judged) < order.index(batch[0])  # each unit's tests together
+
+
+def test_under_the_test_command_a_notebook_s_cells_run_on_one_worker_in_one_kernel(tmp_path):
+    """What scripts/test.sh relies on, end to end: ``--dist loadgroup`` keeps a unit on one worker (a pytest and
+    pytest-xdist that stop grouping, silently, would split a notebook's cells over the two workers, and a cell would
+    find its kernel without the names the cells before it defined)."""
+    notebook = "solutions/01_pair_counts_and_merge/01_pair_counts_and_merge.ipynb"
+    command = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-o", "addopts=", "-n", "2"]
+    command += ["--dist", "loadgroup", "--no-loadscope-reorder", "-v", "--nbval-lax"]
+    command += ["tests/test_pyproject.py", notebook]  # a path under tests/: its conftest.py makes the units
+    run = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=600)
+    cells = [line for line in run.stdout.splitlines() if f"{notebook}::Cell" in line and line.startswith("[gw")]
+    assert run.returncode == 0, run.stdout[-3000:]
+    assert len(cells) > 5 and all("PASSED" in line for line in cells), run.stdout[-3000:]
+    assert len({line.split("]")[0] for line in cells}) == 1, cells  # one worker ran them all
