@@ -22,6 +22,9 @@ __all__ = ["LimitedKernelManager", "SOCKETS", "sandbox_root"]
 SOCKETS = "/tmp/bpe-kernel-sockets"
 """Where, inside the sandbox, the kernel makes its ZeroMQ sockets: its own in-memory ``/tmp`` (size-limited)."""
 SANDBOX_START_S = 30.0
+KERNEL_OPTIONS = ("--HistoryManager.enabled=False",)
+"""IPython options of a grading kernel: no input history (IPython's SQLite file and the thread that writes it; no
+output depends on it, and the kernel starts about 0.1 s of CPU sooner)."""
 
 
 def sandbox_root(pid: int, poll: Any = lambda: None, timeout: float = SANDBOX_START_S) -> str:
@@ -99,7 +102,7 @@ class LimitedKernelManager(AsyncKernelManager):
             self.ip = SOCKETS + "/kernel"
 
     def format_kernel_cmd(self, extra_arguments: list[str] | None = None) -> list[str]:
-        command = super().format_kernel_cmd(extra_arguments)
+        command = super().format_kernel_cmd([*(extra_arguments or []), *KERNEL_OPTIONS])
         return limited_command(command, self.memory_limit, self.cpu_limit, processes=self.process_limit)
 
     async def _async_pre_start_kernel(self, **kw: Any):

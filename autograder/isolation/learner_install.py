@@ -27,6 +27,14 @@ from packaging.utils import canonicalize_name
 KERNEL_RUNTIME = ("ipykernel",)
 """What runs the notebooks' code itself (the learner's JupyterLab brings it too; the grader starts it directly)."""
 
+FRONT_END = ("jupyterlab",)
+"""Requirements of the learner's install that run beside the notebooks, never in a kernel: the JupyterLab server and
+its web pages. Student code does not see them, nor what only they need (:func:`student_code_distributions`)."""
+
+NOT_FOR_GRADING = ("debugpy",)
+"""Distributions the kernel runtime brings that grading never uses: ipykernel's debugger back end (a grading kernel
+is never debugged; ipykernel runs without it, and starts faster)."""
+
 NEVER = {"bpe-lab-solutions": "bpe_lab_solutions"}
 """Distributions (and their import names) that student code must never see: ``bpe-lab-solutions`` holds the model
 solutions of the drill (``learner/solutions``). Asking for one, or for anything that needs one, is refused."""
@@ -134,6 +142,30 @@ def distributions(extra: tuple[str, ...] = ()) -> dict[str, importlib.metadata.D
              **dependency_closure(extra, "the course's extra_distributions")}  # fmt: skip
     refuse_answer_keys(found)  # needed by what is asked for
     return found
+
+
+@functools.lru_cache(maxsize=8)
+def student_code_distributions(extra: tuple[str, ...] = ()) -> dict[str, importlib.metadata.Distribution]:
+    """What student code may import while it is graded (the sandbox's allowlist): the closure of :func:`requirements`
+    but :data:`FRONT_END`, of :data:`KERNEL_RUNTIME` and of ``extra`` (an instructor's ``extra_distributions``),
+    without :data:`NOT_FOR_GRADING` unless ``extra`` names one. A subset of :func:`distributions`: the packages the
+    notebooks' code runs with, not the JupyterLab server that shows them. Cached per ``extra``.
+
+    Raises:
+        ValueError, LookupError, AnswerKeyVisible: as :func:`distributions`.
+
+    Example:
+        >>> names = set(student_code_distributions())
+        >>> {"matplotlib", "ipykernel", "regex"} <= names, "jupyter-server" in names, "debugpy" in names
+        (True, False, False)
+    """
+    distributions(extra)  # the same refusals, by the same rules
+    front = {canonicalize_name(Requirement(text).name) for text in FRONT_END}
+    kept = [text for text in requirements() if canonicalize_name(Requirement(text).name) not in front]
+    found = dependency_closure([*kept, *KERNEL_RUNTIME])
+    for name in NOT_FOR_GRADING:
+        found.pop(canonicalize_name(name), None)
+    return {**found, **dependency_closure(extra, "the course's extra_distributions")}
 
 
 def site_entries(dist: importlib.metadata.Distribution) -> set[str]:

@@ -4,9 +4,10 @@ Student code sees a file system built from nothing, holding only
 
 * the Python runtime, read-only: of each prefix only ``bin``, ``lib`` and ``pyvenv.cfg`` (no ``etc`` or
   ``share``: Jupyter's and nbgrader's site-wide configuration; :data:`RUNTIME_PARTS`), no folder of ``sys.path``
-  or ``PYTHONPATH`` as such, and of its installed packages only the learner's install
-  (:mod:`autograder.isolation.learner_install`: the requirements of ``bpe_lab`` and their dependencies, ipykernel,
-  and an instructor's ``extra_distributions``): every folder of installed packages is an empty in-memory folder,
+  or ``PYTHONPATH`` as such, and of its installed packages only what the notebooks' code runs with
+  (:func:`autograder.isolation.learner_install.student_code_distributions`: the requirements of ``bpe_lab`` but the
+  JupyterLab server, ipykernel, their dependencies but ipykernel's debugger, and an instructor's
+  ``extra_distributions``): every folder of installed packages is an empty in-memory folder,
   with those distributions' own files bound into it one by one. So student code does not see what only the
   grader's install holds: nbgrader, tiktoken, subword-nmt, the test tools;
 * of the course's own packages, only the learner's toolkit ``bpe_lab``, and only in the kernel
@@ -292,8 +293,9 @@ def refuse_visible_answer_keys() -> None:
 
 @functools.lru_cache(maxsize=8)
 def allowed_site_entries(extra_distributions: tuple[str, ...] = ()) -> tuple[str, ...]:
-    """The files and folders of :func:`site_folders` that student code sees: those of the learner's install
-    (:func:`autograder.isolation.learner_install.distributions`) and of ``extra_distributions``. Cached.
+    """The files and folders of :func:`site_folders` that student code sees: those of the packages the notebooks' code
+    runs with (:func:`autograder.isolation.learner_install.student_code_distributions`: the learner's install but its
+    JupyterLab server and ipykernel's debugger) and of ``extra_distributions``. Cached.
 
     Raises:
         SandboxUnavailable: an extra distribution that cannot be parsed or is not installed (named): the sandbox
@@ -305,7 +307,7 @@ def allowed_site_entries(extra_distributions: tuple[str, ...] = ()) -> tuple[str
     course = {os.path.realpath(p) for copies in course_package_dirs().values() for p in copies}
     entries: set[str] = set()
     try:
-        shown = learner_install.distributions(tuple(extra_distributions))
+        shown = learner_install.student_code_distributions(tuple(extra_distributions))
     except (ValueError, LookupError) as exc:
         raise SandboxUnavailable(f"cannot show student code LimitedKernelManager.extra_distributions = "
                                  f"{list(extra_distributions)!r}: {exc}; install it where you grade, or take it "

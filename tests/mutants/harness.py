@@ -298,13 +298,14 @@ def _global_uses(tree: ast.AST, source: str) -> set[str]:
     return used | {n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute)}
 
 
-def _statements(code: str) -> list[tuple[str, frozenset[str], frozenset[str]]]:
+@functools.cache
+def _statements(code: str) -> tuple[tuple[str, frozenset[str], frozenset[str]], ...]:
     """Each top-level statement of ``code``: its source, the names it defines, the global names it uses (a syntax
-    error gives none)."""
+    error gives none). Cached: every notebook of a seed asks again for the same answers."""
     try:
         tree = ast.parse(code)
     except SyntaxError:
-        return []
+        return ()
     out = []
     for node in tree.body:
         source = ast.get_source_segment(code, node) or ast.unparse(node)
@@ -315,7 +316,13 @@ def _statements(code: str) -> list[tuple[str, frozenset[str], frozenset[str]]]:
         else:
             defined = {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
         out.append((source, frozenset(defined), frozenset(_global_uses(node, source))))
-    return out
+    return tuple(out)
+
+
+@functools.cache
+def _cell_uses(source: str) -> frozenset[str]:
+    """The global names a test cell uses (:func:`_global_uses`), once per cell."""
+    return frozenset(_global_uses(ast.parse(source), source))
 
 
 def reach(submission: Submission, test: GradedCell) -> tuple[str, ...]:
@@ -325,7 +332,7 @@ def reach(submission: Submission, test: GradedCell) -> tuple[str, ...]:
     does not), and every statement that defines nothing (it may act on anything). An import two answers make is
     kept once."""
     statements = [st for code in submission.answers.values() for st in _statements(code)]
-    wanted = set(_global_uses(ast.parse(test.source), test.source)) | {test.function}
+    wanted = set(_cell_uses(test.source)) | {test.function}
     kept = {k for k, (_, defined, _) in enumerate(statements) if not defined}
     for k in kept:
         wanted |= statements[k][2]
@@ -338,6 +345,7 @@ def reach(submission: Submission, test: GradedCell) -> tuple[str, ...]:
             wanted |= statements[k][2]
 
 
+@functools.cache
 def _is_import(source: str) -> bool:
     """Whether a top-level statement is an import (running one twice is running it once)."""
     return isinstance(ast.parse(source).body[0], (ast.Import, ast.ImportFrom))

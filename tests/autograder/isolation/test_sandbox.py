@@ -308,15 +308,18 @@ def _import_names(dists):
 
 @pytest.mark.needs("sandbox")
 @pytest.mark.parametrize("packages", [(), sandbox.KERNEL_PACKAGES])
-def test_only_the_learners_install_is_importable(packages):
+def test_only_what_the_notebooks_code_runs_with_is_importable(packages):
     from packaging.utils import canonicalize_name
 
     installed = {canonicalize_name(d.metadata["Name"]) for d in importlib.metadata.distributions()}
-    learner = set(learner_install.distributions())
-    grader_only = _import_names(installed - learner) - _import_names(learner) - set(packages)  # not shared
+    shown_dists = set(learner_install.student_code_distributions())
+    grader_only = _import_names(installed - shown_dists) - _import_names(shown_dists) - set(packages)  # not shared
     # the grader's install here ([dev]): tiktoken's Encoding is encode_ranks, subword-nmt's learn_bpe and apply_bpe
     # those of 03 and 04; nbgrader, the gradebook, the test tools
     assert {"tiktoken", "subword_nmt", "nbgrader", "hypothesis", "pytest", "bpe_ref", "autograder"} <= grader_only
+    # the rest of the learner's install: its JupyterLab server (and what only it needs), ipykernel's debugger
+    assert {"jupyterlab", "jupyter_server", "jupyter_events", "debugpy"} <= grader_only
+    assert set(learner_install.student_code_distributions()) < set(learner_install.distributions())
     shown = ["regex", "matplotlib", "ipywidgets", "numpy", "ipykernel", "json", "sqlite3"]
     argv = sandbox.sandbox_argv(BWRAP, course_packages=packages)
     done = subprocess.run(

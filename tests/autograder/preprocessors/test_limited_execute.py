@@ -121,3 +121,15 @@ def test_a_kernel_death_near_the_deadline_is_followed_by_a_replay_that_stops_at_
     assert len(replayed) <= 6 / SLOW_REPLAY_S + 1, replayed  # an unbounded replay starts all ten
     assert [o.get("ename") for o in nb.cells[11].outputs] == ["NotebookTimeout"], nb.cells[11].outputs
     assert spent < NOTEBOOK_S + 20, spent  # a backstop: an unbounded replay adds 30 s of sleep
+
+
+def test_a_grading_kernel_keeps_no_input_history_and_runs_cells_as_usual():
+    """KERNEL_OPTIONS: IPython's history database is off in the grading kernel (nothing written, no thread); cells
+    still get their numbers and ``In`` still holds them."""
+    outputs = executed(
+        [
+            "x = 2",
+            "ip = get_ipython()\nprint(ip.history_manager.enabled, ip.execution_count, In[1], x * 21)",
+        ]
+    )
+    assert outputs[1] == [(None, "False 2 x = 2 42\n")]
