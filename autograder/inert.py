@@ -37,6 +37,7 @@ from __future__ import annotations
 import base64
 import binascii
 import csv
+import functools
 import html
 import logging
 import re
@@ -335,7 +336,18 @@ def clean_markdown(source: str, budget: Budget | None = None) -> str:
     budget = budget or Budget()
     if not budget.take(source):  # over the bounds: not parsed, not rendered; text it is
         return as_preformatted(source)
-    cleaned = clean_html(source, Budget())  # paid for above
+    return (_cleaned_markdown if len(source) <= CACHED_CHARS else _cleaned_markdown.__wrapped__)(source)
+
+
+CACHED_CHARS = 8192
+"""Markdown up to this long is cleaned once per process (:func:`_cleaned_markdown`): the instructor's cells, the same
+in every notebook of an assignment (the longest of the course's is 7,027 characters)."""
+
+
+@functools.lru_cache(maxsize=256)  # at most 256 x CACHED_CHARS characters held
+def _cleaned_markdown(source: str) -> str:
+    """What :func:`clean_markdown` gives for ``source`` once it is within the budget (which it has paid)."""
+    cleaned = clean_html(source, Budget())
     if inert_html(_render(cleaned)):
         return cleaned
     return as_preformatted(source)

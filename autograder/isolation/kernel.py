@@ -23,8 +23,8 @@ SOCKETS = "/tmp/bpe-kernel-sockets"
 """Where, inside the sandbox, the kernel makes its ZeroMQ sockets: its own in-memory ``/tmp`` (size-limited)."""
 SANDBOX_START_S = 30.0
 KERNEL_OPTIONS = ("--HistoryManager.enabled=False",)
-"""IPython options of a grading kernel: no input history (IPython's SQLite file and the thread that writes it; no
-output depends on it, and the kernel starts about 0.1 s of CPU sooner)."""
+"""IPython options of a grading kernel, whichever configuration starts it: no input history (IPython's SQLite
+database and the thread that writes it; no output depends on it)."""
 
 
 def sandbox_root(pid: int, poll: Any = lambda: None, timeout: float = SANDBOX_START_S) -> str:

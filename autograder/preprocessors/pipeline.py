@@ -30,7 +30,8 @@ nbgrader's ``Autograde`` treats each submitted notebook in three stages; the ord
      renders that notebook (its markdown with no sanitising of nbgrader's own), the feedback and the report are
      made from it. It comes after the scores are saved (it changes no output type, but nothing it does may touch
      a score) and after every step that writes outputs or metadata.
-   * ``CheckCellMetadata`` last, as in nbgrader.
+   * ``CheckCellMetadata`` last, as in nbgrader (here and among the sanitizers: nbgrader's checks, with its schema
+     compiled once, :mod:`autograder.preprocessors.check_cell_metadata`).
 """
 
 from __future__ import annotations
@@ -49,7 +50,7 @@ SANITIZE = [
     "nbgrader.preprocessors.DeduplicateIds",
     "nbgrader.preprocessors.OverwriteKernelspec",
     "autograder.preprocessors.overwrite_cells.OverwriteCells",
-    "nbgrader.preprocessors.CheckCellMetadata",
+    "autograder.preprocessors.check_cell_metadata.CheckCellMetadata",
 ]
 AUTOGRADE = [
     "autograder.preprocessors.limited_execute.LimitedExecute",
@@ -60,7 +61,7 @@ AUTOGRADE = [
     "nbgrader.preprocessors.SaveAutoGrades",
     "nbgrader.preprocessors.AssignLatePenalties",
     "autograder.preprocessors.sanitize_graded.SanitizeGraded",
-    "nbgrader.preprocessors.CheckCellMetadata",
+    "autograder.preprocessors.check_cell_metadata.CheckCellMetadata",
 ]
 
 
@@ -90,8 +91,9 @@ def configure(c: Any, course_root: Path) -> None:
     c.CourseDirectory.ignore = [*c.CourseDirectory.get("ignore", IGNORED), "*.unreadable"]
     c.Autograde.sanitize_preprocessors = list(SANITIZE)
     c.Autograde.autograde_preprocessors = list(AUTOGRADE)
-    # The grading kernel keeps no history file and logs only errors (not its warning about local TCP sockets).
-    c.Execute.extra_arguments = ["--HistoryManager.hist_file=:memory:", "--IPKernelApp.log_level=ERROR"]
+    # The grading kernel logs only errors (not its warning about local TCP sockets); it keeps no input history
+    # (autograder.isolation.kernel.KERNEL_OPTIONS).
+    c.Execute.extra_arguments = ["--IPKernelApp.log_level=ERROR"]
     # Feedback shows what student code printed: no script or active HTML from it reaches a browser (nbgrader's
     # feedback template passes markdown's HTML through, so the course's sanitizer runs after nbgrader's steps).
     c.HTMLExporter.sanitize_html = True

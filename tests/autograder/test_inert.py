@@ -150,3 +150,22 @@ def test_quadratic_html_costs_seconds_not_minutes(unit):
     SanitizeGraded().preprocess(nb, {})
     assert time.monotonic() - start < 60  # generous: the quadratic parse of one such field takes minutes
     assert sanitize.active_parts(markdown2html(nb.cells[0].source)) == []
+
+
+def test_markdown_cleaned_once_per_process_is_what_cleaning_it_again_gives_and_the_budget_still_pays():
+    inert = sanitize
+    hostile = "**ok** <img src=x onerror=alert(1)> [c](javascript:alert(2)) <b>bold</b>"
+    assert (
+        inert.clean_markdown(hostile) == inert._cleaned_markdown.__wrapped__(hostile) == inert.as_preformatted(hostile)
+    )
+    assert inert.clean_markdown("<b>fine</b> <script>x</script>") == "<b>fine</b> &lt;script&gt;x&lt;/script&gt;"
+    before = inert._cleaned_markdown.cache_info().hits
+    assert inert.clean_markdown("<b>fine</b> <script>x</script>") == "<b>fine</b> &lt;script&gt;x&lt;/script&gt;"
+    assert inert._cleaned_markdown.cache_info().hits == before + 1
+    long = "x " * inert.CACHED_CHARS + "<script>y</script>"  # longer than the cache takes: cleaned each time
+    misses = inert._cleaned_markdown.cache_info().misses
+    assert "&lt;script&gt;" in inert.clean_markdown(long)
+    assert inert._cleaned_markdown.cache_info().misses == misses
+    budget = inert.Budget()  # a cached cell still costs its notebook's budget
+    inert.clean_markdown("<b>fine</b> <script>x</script>", budget)
+    assert (budget.tags, budget.chars) == (inert.NOTEBOOK_TAGS - 4, inert.NOTEBOOK_CHARS - 30)
