@@ -17,9 +17,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import copy
+import functools
 import json
 import math
 import os
+import queue
 import shutil
 import signal
 import subprocess
@@ -110,6 +112,35 @@ def _note(name: str, text: str) -> NotebookNode:
     return NotebookNode(output_type="error", ename=name, evalue=text, traceback=[f"{name}: {text}"])
 
 
+RECONNECT_MS = 5
+"""Milliseconds between the grader's attempts to connect to a starting kernel's sockets."""
+
+
+async def _wait_for_ready(kc: Any, timeout: float | None = None) -> None:
+    """jupyter_client's ``wait_for_ready`` (a ``kernel_info`` reply on the shell channel, then any message on IOPub,
+    which shows it connected), without its last step: reading IOPub until it has been silent for 0.2 s, which costs
+    every notebook 0.2 s of wall time. Nothing is lost by skipping it: nbclient reads a cell's outputs by the id of
+    the cell's own request, so the start's status messages that are left are passed over.
+
+    Raises:
+        RuntimeError: the kernel died before it replied, or did not reply within ``timeout`` seconds.
+    """
+    deadline = time.monotonic() + (math.inf if timeout is None else timeout)
+    while True:
+        kc.kernel_info()
+        with contextlib.suppress(queue.Empty):
+            reply = await ensure_async(kc.shell_channel.get_msg(timeout=1))
+            if reply["msg_type"] == "kernel_info_reply":
+                with contextlib.suppress(queue.Empty):
+                    await ensure_async(kc.iopub_channel.get_msg(timeout=0.2))
+                    kc._handle_kernel_info_reply(reply)
+                    return
+        if not await ensure_async(kc.is_alive()):
+            raise RuntimeError("Kernel died before replying to kernel_info")
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"Kernel didn't respond in {timeout:g} seconds")
+
+
 class LimitedExecute(Execute):
     """nbgrader's ``Execute`` with :class:`LimitedKernelManager` kernels, output limits, and failures that cost only
     the cells concerned.
@@ -182,11 +213,14 @@ class LimitedExecute(Execute):
 
         context = zmq.asyncio.Context()
         context.setsockopt(zmq.MAXMSGSIZE, MAX_MESSAGE_BYTES)
+        # they connect before the kernel has made its sockets: try again every RECONNECT_MS, not ZeroMQ's 100 ms
+        context.setsockopt(zmq.RECONNECT_IVL, RECONNECT_MS)
         original = self.km.client
 
         def client(**kwargs: Any):
             kc = original(context=context, **kwargs)
             kc._created_context = True  # destroyed with the client
+            kc.wait_for_ready = functools.partial(_wait_for_ready, kc)
             return kc
 
         self.km.client = client
