@@ -213,8 +213,10 @@ class LimitedExecute(Execute):
 
         context = zmq.asyncio.Context()
         context.setsockopt(zmq.MAXMSGSIZE, MAX_MESSAGE_BYTES)
-        # they connect before the kernel has made its sockets: try again every RECONNECT_MS, not ZeroMQ's 100 ms
+        # they connect before the kernel has made its sockets: try again after RECONNECT_MS, not ZeroMQ's 100 ms
+        # (then twice as long each time, up to 20 ms: a kernel that died is not called 200 times a second)
         context.setsockopt(zmq.RECONNECT_IVL, RECONNECT_MS)
+        context.setsockopt(zmq.RECONNECT_IVL_MAX, 20)
         original = self.km.client
 
         def client(**kwargs: Any):
