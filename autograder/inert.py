@@ -319,10 +319,13 @@ def as_preformatted(text: str) -> str:
 
 def clean_markdown(source: str, budget: Budget | None = None) -> str:
     """Markdown whose rendering (nbconvert's ``markdown2html``, as the formgrader and the feedback render it) is
-    inert: its HTML cleaned (:func:`clean_html`), then rendered and checked (:func:`inert_html`); if anything is
-    left (a ``[link](javascript:...)`` written in markdown), the whole cell is given as preformatted text.
+    inert: ``source`` as written when its rendering is inert (:func:`inert_html`), else its HTML cleaned
+    (:func:`clean_html`), then rendered and checked; if anything is left (a ``[link](javascript:...)`` written in
+    markdown), the whole cell is given as preformatted text.
 
     Example:
+        >>> clean_markdown("the marker `</w>` is shown as written")  # a tag in a code span is text already
+        'the marker `</w>` is shown as written'
         >>> clean_markdown("**ok** <script>x</script>")
         '**ok** &lt;script&gt;x&lt;/script&gt;'
         >>> clean_markdown("[click](javascript:alert(1))")
@@ -346,7 +349,11 @@ in every notebook of an assignment (the longest of the course's is 7,027 charact
 
 @functools.lru_cache(maxsize=256)  # at most 256 x CACHED_CHARS characters held
 def _cleaned_markdown(source: str) -> str:
-    """What :func:`clean_markdown` gives for ``source`` once it is within the budget (which it has paid)."""
+    """What :func:`clean_markdown` gives for ``source`` once it is within the budget (which it has paid): ``source``
+    itself when its rendering is inert already (its tags only in code, which markdown shows as text: cleaning it
+    would show ``&lt;/w&gt;`` for the ``</w>`` written in a code span), else as :func:`clean_markdown` says."""
+    if inert_html(_render(source)):
+        return source
     cleaned = clean_html(source, Budget())
     if inert_html(_render(cleaned)):
         return cleaned

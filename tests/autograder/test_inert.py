@@ -169,3 +169,12 @@ def test_markdown_cleaned_once_per_process_is_what_cleaning_it_again_gives_and_t
     budget = inert.Budget()  # a cached cell still costs its notebook's budget
     inert.clean_markdown("<b>fine</b> <script>x</script>", budget)
     assert (budget.tags, budget.chars) == (inert.NOTEBOOK_TAGS - 4, inert.NOTEBOOK_CHARS - 30)
+
+
+def test_a_tag_written_in_a_code_span_is_shown_as_written_and_a_live_one_beside_it_is_not():
+    marker = "A word ends with the marker `</w>`, as in `('t', '</w>')`."
+    assert sanitize.clean_markdown(marker) == marker
+    assert "<code>&lt;/w&gt;</code>" in markdown2html(sanitize.clean_markdown(marker))  # shown as </w>, not &lt;/w&gt;
+    live = marker + " <img src=x onerror=alert(1)>"
+    assert sanitize.inert_html(markdown2html(sanitize.clean_markdown(live)))
+    assert "onerror" not in markdown2html(sanitize.clean_markdown(live))
