@@ -31,6 +31,7 @@ import functools
 import io
 import linecache
 import os
+import pickle
 import re
 import sys
 import warnings
@@ -504,6 +505,26 @@ def verdict(
     return None if reason is None else fail(text, expected, reason, note)
 
 
+def fresh_copy(value: Any) -> Any:
+    """A deep copy of ``value``, a check's own inputs or answers (plain data: dicts of pair counts, lists of ids,
+    bytes): a round trip through :mod:`pickle`, several times faster than :func:`copy.deepcopy` on such data (a
+    dict of 800 pair counts: 0.2 ms against 2.6 ms), or :func:`copy.deepcopy` where pickle cannot copy it. Never for
+    values the learner's code made: unpickling may run code that a class names.
+
+    Example:
+        >>> counts = {(1, 2): 3}
+        >>> copied = fresh_copy(counts)
+        >>> copied == counts and copied is not counts
+        True
+        >>> fresh_copy((lambda: 1, [1]))[1]  # a lambda cannot be pickled: deep-copied instead
+        [1]
+    """
+    try:
+        return pickle.loads(pickle.dumps(value, pickle.HIGHEST_PROTOCOL))
+    except Exception:  # noqa: BLE001 - not picklable (a lambda, a generator): copy.deepcopy's own rules
+        return copy.deepcopy(value)
+
+
 def ordered_cases(cases: Iterable[Case]) -> list[Case]:
     """The cases as :func:`run_cases` runs them: one per input (its first listing wins), smallest first, then by
     ``repr`` of the arguments.
@@ -550,8 +571,8 @@ def run_cases(
     if earlier is not None:  # out of time before, in this notebook: not called again
         raise fail(earlier[0], earlier[1], timeout_reason(time_limit, True), shown=True)
     for case in ordered:
-        expected = expected_of(*copy.deepcopy(case.args))
-        given = copy.deepcopy(case.args)
+        expected = expected_of(*fresh_copy(case.args))
+        given = fresh_copy(case.args)
         outcome = call(fn, given, time_limit, name=name, expected=expected)
         failure = verdict(name, case.args, given, outcome, expected, judge, case.note, time_limit, check_mutation)
         if failure is not None:

@@ -26,7 +26,6 @@ Two parts are measurements, not lists of cases (:attr:`autograder.spec.Spec.meas
 
 from __future__ import annotations
 
-import copy
 import functools
 import gc
 import inspect
@@ -48,6 +47,7 @@ from bpe_lab.harness import (
     CheckFailed,
     Named,
     active_limit,
+    fresh_copy,
     show,
 )
 from bpe_lab.probes import ids_crc, release_free_memory, stream_probe
@@ -365,7 +365,7 @@ def _cpu_seconds_here(fn: Callable[..., Any], args: tuple) -> tuple[Any, float]:
     """``fn(*args)`` on a copy of ``args`` and its CPU seconds, with the garbage collector off meanwhile: the
     collector's sweeps cost in proportion to everything else the process holds, not to the trainer's work (the
     judge's worker times its calls the same way)."""
-    args = copy.deepcopy(args)
+    args = fresh_copy(args)
     paused = gc.isenabled()
     gc.disable()
     try:

@@ -7,12 +7,11 @@ public cases that the learner's ``check("name")`` reads (:mod:`autograder.checks
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from bpe_lab.harness import ADAPTERS, DEFAULT_TIME_LIMIT, Case, Judge, make_judge, run_cases
+from bpe_lab.harness import ADAPTERS, DEFAULT_TIME_LIMIT, Case, Judge, fresh_copy, make_judge, run_cases
 
 JudgeSpec = tuple[str, Mapping[str, Any]]
 """A judge by name and parameters, e.g. ``("mapping", {"order": True, "fresh": True})``."""
@@ -97,7 +96,7 @@ def remembered(reference: Callable[..., Any]) -> Callable[..., Any]:
             if len(_EXPECTED) >= MAX_REMEMBERED:
                 _EXPECTED.clear()
             _EXPECTED[key] = reference(*args)
-        return copy.deepcopy(_EXPECTED[key])
+        return fresh_copy(_EXPECTED[key])
 
     return expected
 

@@ -1,5 +1,7 @@
 """bpe_lab.harness's time limits: each call is limited by the CPU time it uses, the wall clock only as a backstop."""
 
+import contextlib
+import copy
 import threading
 import time
 
@@ -102,3 +104,62 @@ def test_the_offset_of_a_bad_byte_must_be_named_by_the_message_not_by_the_file_s
     assert judged("'C:\\Temp\\bpe-files-35\\corpus.txt': offset 16") is not None
     assert judged("/tmp/bpe-files-35q_x/corpus.txt: the byte at offset 35 is not UTF-8") is None
     assert judged("/tmp/bpe-files-q/corpus.txt:35: not UTF-8") is None
+
+
+def _shape(value, originals: set[int]):
+    """``value``'s types and contents, all the way down; a mutable part that is one of ``originals`` shows as such."""
+    if isinstance(value, (list, dict, set, bytearray)) and id(value) in originals:
+        return ("SHARED WITH THE ORIGINAL", type(value).__name__)
+    if isinstance(value, dict):
+        return (type(value), [(_shape(k, originals), _shape(v, originals)) for k, v in value.items()])
+    if isinstance(value, (list, tuple)):
+        return (type(value), [_shape(v, originals) for v in value])
+    if isinstance(value, (set, frozenset)):
+        return (type(value), sorted(map(repr, value)))
+    return (type(value), repr(value))
+
+
+def _mutable_ids(value, found: set[int]) -> set[int]:
+    if isinstance(value, (list, dict, set, bytearray)):
+        found.add(id(value))
+    if isinstance(value, dict):
+        for k, v in value.items():
+            _mutable_ids(k, found), _mutable_ids(v, found)
+    elif isinstance(value, (list, tuple, set, frozenset)):
+        for v in value:
+            _mutable_ids(v, found)
+    return found
+
+
+def test_fresh_copy_of_every_checks_inputs_and_answers_is_what_a_deep_copy_gives_and_shares_nothing():
+    """Every case of every check (the fixed ones and one seed's generated ones) and the reference's answer to it."""
+    from autograder.checks import a01, a02, a03, a04, a05, a06
+
+    specs = [s for module in (a01, a02, a03, a04, a05, a06) for s in module.SPECS.values()]
+    seen = 0
+    for spec in specs:
+        for part in spec.parts:
+            for case in spec.parts[part].cases()[:40]:
+                values = [case.args]
+                with contextlib.suppress(Exception):  # a case whose answer is an error: its inputs alone
+                    values.append(spec.reference_of(part)(*harness.fresh_copy(case.args)))
+                for value in values:
+                    try:
+                        deep = copy.deepcopy(value)
+                    except TypeError:  # a generator (the streaming encoder's answer): neither copies it
+                        with pytest.raises(TypeError):
+                            harness.fresh_copy(value)
+                        continue
+                    copied = harness.fresh_copy(value)
+                    assert _shape(copied, _mutable_ids(value, set())) == _shape(deep, set()), (
+                        spec.function, part, case.args)  # fmt: skip
+                    seen += 1
+    assert seen > 1000
+
+
+def test_fresh_copy_deep_copies_what_pickle_cannot_copy():
+    inner = [1, 2]
+    value = (lambda: 0, inner, {"k": inner})
+    copied = harness.fresh_copy(value)
+    assert copied[0] is value[0] and copied[1] == inner and copied[1] is not inner
+    assert copied[2]["k"] is copied[1]  # shared inside the value: shared inside the copy, as deepcopy keeps it
