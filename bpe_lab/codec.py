@@ -46,6 +46,10 @@ class Unreadable(Exception):
     """A value that is not plain data (a generator, a lambda, an object of the student's own class)."""
 
 
+_SCALARS = frozenset((bool, int, float, str))
+"""Types that JSON keeps as they are (their subclasses are packed as the type itself)."""
+
+
 def pack(value, depth=0):
     """``value`` (plain data: None, bool, int, float, str, tuple, list, mapping, set, bytes) as JSON-ready data.
 
@@ -56,8 +60,10 @@ def pack(value, depth=0):
     """
     if depth > MAX_DEPTH:
         raise Unreadable(f"a value nested more than {MAX_DEPTH} levels deep")
-    if value is None or type(value) in (bool, int, float, str):
+    if value is None or type(value) in _SCALARS:
         return value
+    if type(value) is list and all(v is None or type(v) in _SCALARS for v in value):  # ids: the common case, fast
+        return list(value)
     if isinstance(value, bool):
         return bool(value)
     if isinstance(value, int):
@@ -67,11 +73,14 @@ def pack(value, depth=0):
     if isinstance(value, str):
         return str(value)
     if isinstance(value, tuple):
+        if all(v is None or type(v) in _SCALARS for v in value):  # a pair of ids
+            return {"t": list(value)}
         return {"t": [pack(v, depth + 1) for v in value]}
     if isinstance(value, list):
         return [pack(v, depth + 1) for v in value]
     if isinstance(value, collections.abc.Mapping):
-        return {"d": [[pack(k, depth + 1), pack(value[k], depth + 1)] for k in value]}
+        items = value.items() if type(value) is dict else ((k, value[k]) for k in value)
+        return {"d": [[pack(k, depth + 1), pack(v, depth + 1)] for k, v in items]}
     if isinstance(value, (set, frozenset)):
         return {"s": [pack(v, depth + 1) for v in value]}
     if isinstance(value, (bytes, bytearray)):
@@ -87,9 +96,11 @@ def unpack(data):
     Raises:
         ValueError: an unknown tag.
     """
-    if data is None or type(data) in (bool, int, float, str):
+    if data is None or type(data) in _SCALARS:
         return data
     if type(data) is list:
+        if all(v is None or type(v) in _SCALARS for v in data):
+            return list(data)
         return [unpack(v) for v in data]
     ((tag, body),) = data.items()
     if tag == "t":

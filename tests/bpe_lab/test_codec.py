@@ -29,3 +29,22 @@ def test_the_workers_text_holds_the_codecs_text_instead_of_importing_it():
     source = Path(codec.__file__).read_text(encoding="utf-8")
     assert source in judge.WORKER_SOURCE and "from bpe_lab.codec import" not in judge.WORKER_SOURCE
     compile(judge.WORKER_SOURCE, "<worker>", "exec")
+
+
+def test_a_subclass_of_a_plain_type_is_packed_as_that_type_also_inside_lists_tuples_and_dicts():
+    import collections
+    import enum
+
+    class Rank(enum.IntEnum):
+        FIRST = 1
+
+    class Name(str):
+        pass
+
+    row = [True, 1, Rank.FIRST, Name("a"), None, 2.5]
+    for packed in (codec.pack(row), codec.pack(tuple(row))["t"]):
+        assert [type(x) for x in packed] == [bool, int, int, str, type(None), float]
+        assert packed == [True, 1, 1, "a", None, 2.5]
+    assert codec.pack(collections.Counter({(1, Rank.FIRST): Rank.FIRST})) == {"d": [[{"t": [1, 1]}, 1]]}
+    ids = [5, 6]
+    assert codec.pack(ids) == ids and codec.pack(ids) is not ids  # a new list: the packed form never aliases
