@@ -100,3 +100,38 @@ def test_grade_exits_1_when_the_grader_failed_a_submission_and_0_for_the_submiss
         args = ["--course", str(course_copy), "grade", str(flat), "--assignment", "01_pair_counts_and_merge"]
         assert main([*args, "--out", str(tmp_path / "out"), "--sandbox", "off"]) == code, error
         assert ("run the same command again" in capsys.readouterr().err) == bool(code)
+
+
+@pytest.mark.needs("sandbox")
+def test_each_submission_is_graded_into_a_gradebook_of_its_own_so_no_slot_grows_with_the_class(
+    course_copy, tmp_path, monkeypatch
+):
+    """nbgrader's queries cost in proportion to what a gradebook holds: a slot's one gradebook for all it graded
+    made each notebook of a class dearer the larger the class. Graded one after another in one slot, each
+    submission's scratch gradebook holds that submission alone when it is published, and is gone after."""
+    from nbgrader.api import Gradebook
+
+    from autograder.course import submissions
+
+    assignment = "01_pair_counts_and_merge"
+    flat = tmp_path / "class"
+    flat.mkdir()
+    for student in ("ada", "bob", "cy"):
+        nbformat.write(sample_class.finished(course_copy, assignment), flat / f"{student}.ipynb")
+    found = submissions.find_submissions(flat, course_copy, assignment=assignment)
+    held = []
+    publish = grading.upsert_submission
+
+    def upsert(course_url, scratch_url, name, student):
+        with Gradebook(scratch_url) as scratch:
+            held.append((student, sorted(s.student.id for s in scratch.assignment_submissions(name))))
+        return publish(course_url, scratch_url, name, student)
+
+    monkeypatch.setattr(grading, "upsert_submission", upsert)
+    out = tmp_path / "out"
+    results = grading.grade(course_copy, found, out, course_dir=course_copy, feedback=False, jobs=1, resume=False)
+    assert [r.error for r in results] == ["", "", ""]
+    assert sorted(held) == [("ada", ["ada"]), ("bob", ["bob"]), ("cy", ["cy"])]
+    assert list((out / "slots").glob("*/gradebooks/*/*.db")) == []  # each one deleted once published
+    with Gradebook(f"sqlite:///{course_copy / 'gradebook.db'}") as course:
+        assert sorted(s.student.id for s in course.assignment_submissions(assignment)) == ["ada", "bob", "cy"]
