@@ -73,7 +73,7 @@ def pack(value, depth=0):
     if isinstance(value, str):
         return str(value)
     if isinstance(value, tuple):
-        if all(v is None or type(v) in _SCALARS for v in value):  # a pair of ids
+        if type(value) is tuple and all(v is None or type(v) in _SCALARS for v in value):  # a pair of ids
             return {"t": list(value)}
         return {"t": [pack(v, depth + 1) for v in value]}
     if isinstance(value, list):
