@@ -62,8 +62,10 @@ def pack(value, depth=0):
         raise Unreadable(f"a value nested more than {MAX_DEPTH} levels deep")
     if value is None or type(value) in _SCALARS:
         return value
-    if type(value) is list and all(v is None or type(v) in _SCALARS for v in value):  # ids: the common case, fast
-        return list(value)
+    if type(value) is list:  # ids, the common case: one copy (a thread of the code may change the list), one check
+        items = list(value)
+        if all(v is None or type(v) in _SCALARS for v in items):
+            return items
     if isinstance(value, bool):
         return bool(value)
     if isinstance(value, int):
