@@ -81,8 +81,8 @@ def pack(value, depth=0):
     if isinstance(value, list):
         return [pack(v, depth + 1) for v in value]
     if isinstance(value, collections.abc.Mapping):
-        items = value.items() if type(value) is dict else ((k, value[k]) for k in value)
-        return {"d": [[pack(k, depth + 1), pack(v, depth + 1)] for k, v in items]}
+        pairs = value.items() if type(value) is dict else ((k, value[k]) for k in value)
+        return {"d": [[pack(k, depth + 1), pack(v, depth + 1)] for k, v in pairs]}
     if isinstance(value, (set, frozenset)):
         return {"s": [pack(v, depth + 1) for v in value]}
     if isinstance(value, (bytes, bytearray)):
