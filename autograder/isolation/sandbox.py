@@ -13,9 +13,9 @@ Student code sees a file system built from nothing, holding only
 * of the course's own packages, only the learner's toolkit ``bpe_lab``, and only in the kernel
   (:data:`KERNEL_PACKAGES`: the notebooks' example, check and chart cells use it), on ``PYTHONPATH``; never
   ``autograder`` or ``bpe_ref``;
-* ``/usr`` (and the ``/bin``, ``/lib`` links into it) but its configuration and Jupyter data
-  (:data:`HIDDEN_IN_USR`, a prefix's ``etc`` and ``share``), and a few files of ``/etc`` (:data:`ETC`),
-  read-only;
+* ``/usr`` (and the ``/bin``, ``/lib`` links into it) but its configuration and data (:data:`HIDDEN_IN_USR`: its
+  ``etc`` and ``share``, ``/usr/local``'s, a prefix's), of which only the time zones and the C library's locale
+  files are given back (:data:`SHOWN_IN_USR`), and a few files of ``/etc`` (:data:`ETC`), read-only;
 * a private home folder ``/home/student`` (its working folder ``/home/student/work`` holds a private copy of the
   files of its notebook's folder), ``/tmp`` and ``/dev/shm``: small in-memory file systems, gone when it stops;
 * ``/dev`` with the basic devices only (null, zero, full, random, urandom, tty), read-only; a ``/proc`` of its
@@ -325,8 +325,8 @@ def _inside(path: str, folders: Iterable[str]) -> bool:
 
 
 def _visible(path: str, roots: Iterable[str]) -> bool:
-    """Whether ``path`` lies in one of the read-only ``roots`` or in ``/usr`` (which the sandbox binds whole)."""
-    return _inside(path, [*roots, "/usr"])
+    """Whether ``path`` lies in one of the read-only ``roots`` or in what the sandbox shows of ``/usr``."""
+    return _inside(path, roots) or _shown_with_usr(path)
 
 
 def _is_course_folder(path: str, packages: dict[str, list[str]]) -> bool:
@@ -340,8 +340,14 @@ RUNTIME_PARTS = ("bin", "lib", "lib64", "pyvenv.cfg")
 """What of each prefix of the Python runtime student code sees (an allowlist): the interpreter and the standard
 library (its site folders emptied, then given the learner's install file by file). Not ``etc`` or ``share``, where
 Jupyter's and nbgrader's site-wide configuration (a gradebook URL with its password) and data live."""
-HIDDEN_IN_USR = ("/usr/local/etc", "/usr/local/share/jupyter", "/usr/share/jupyter", "/usr/etc")
-"""Folders of ``/usr`` (which the sandbox shows whole, for the system's libraries) emptied in the sandbox."""
+HIDDEN_IN_USR = ("/usr/etc", "/usr/local/etc", "/usr/share", "/usr/local/share")
+"""Folders of ``/usr`` (which the sandbox shows whole, for the system's programs and libraries) emptied in the
+sandbox: configuration and data, where Jupyter's and nbgrader's site-wide configuration and data live (and, for a
+system Python, whose prefix is ``/usr``, that runtime's own ``etc`` and ``share``). An allowlist gives back what
+student code needs of them: :data:`SHOWN_IN_USR`."""
+SHOWN_IN_USR = ("/usr/share/zoneinfo", "/usr/share/locale")
+"""What of :data:`HIDDEN_IN_USR` student code sees, read-only: the time zones (``zoneinfo``, ``time.localtime``) and
+the C library's locale aliases and messages."""
 
 
 def _prefixes() -> set[str]:
@@ -361,12 +367,12 @@ def runtime_roots(packages: dict[str, list[str]] | None = None) -> list[str]:
     packages = packages if packages is not None else course_package_dirs()
     roots = set()
     for prefix in _prefixes():
-        if _inside(prefix, ["/usr"]) or prefix == "/" or _is_course_folder(prefix, packages):
+        if _shown_with_usr(prefix) or prefix == "/" or _is_course_folder(prefix, packages):
             continue
         roots |= {os.path.join(prefix, part) for part in RUNTIME_PARTS if os.path.exists(os.path.join(prefix, part))}
     for key in ("stdlib", "platstdlib"):
         path = os.path.realpath(sysconfig.get_paths()[key])
-        if os.path.isdir(path) and not _inside(path, ["/usr"]):
+        if os.path.isdir(path) and not _shown_with_usr(path):
             roots.add(path)
     roots = {os.path.realpath(r) for r in roots}
     # a folder inside another one listed is bound with it
@@ -375,12 +381,25 @@ def runtime_roots(packages: dict[str, list[str]] | None = None) -> list[str]:
 
 def hidden_in_usr() -> list[str]:
     """Folders emptied in the sandbox although ``/usr`` is shown whole: :data:`HIDDEN_IN_USR`, and the ``etc`` and
-    ``share`` of a runtime prefix inside ``/usr`` (``/usr/local``, as in Docker's Python images)."""
+    ``share`` of a runtime prefix inside ``/usr`` (``/usr/local``, as in Docker's Python images, or ``/usr`` itself,
+    Debian's ``python3``). None lies inside another.
+
+    Example:
+        >>> "/usr/share" in hidden_in_usr() or not os.path.isdir("/usr/share")
+        True
+    """
     hidden = set(HIDDEN_IN_USR)
     for prefix in _prefixes():
-        if _inside(prefix, ["/usr"]) and prefix != "/usr":
+        if _inside(prefix, ["/usr"]):
             hidden |= {os.path.join(prefix, "etc"), os.path.join(prefix, "share")}
-    return sorted(p for p in hidden if os.path.isdir(p))
+    hidden = {p for p in hidden if os.path.isdir(p)}
+    return sorted(p for p in hidden if not any(p != o and _inside(p, [o]) for o in hidden))
+
+
+def _shown_with_usr(path: str) -> bool:
+    """Whether ``path`` is visible in the sandbox because ``/usr`` is: inside ``/usr`` and not in a folder emptied
+    there (a virtual environment under ``/usr/local/share`` is not, so it is bound as a runtime of its own)."""
+    return _inside(path, ["/usr"]) and not _inside(path, HIDDEN_IN_USR)
 
 
 def _course_checkouts(packages: dict[str, list[str]]) -> list[str]:
@@ -467,12 +486,21 @@ def sandbox_argv(
     argv += ["--dev", "/dev", "--size", str(tmp_bytes), "--tmpfs", "/dev/shm", "--remount-ro", "/dev"]
     argv += ["--proc", "/proc", "--size", str(tmp_bytes), "--tmpfs", "/tmp"]
     argv += ["--size", str(home_bytes), "--tmpfs", HOME, "--dir", WORK]
+    # /usr's configuration and data emptied, then what of them student code needs, then the runtime (which may
+    # live in one of them: a virtual environment under /usr/local/share), then course checkouts hidden over it
+    emptied = hidden_in_usr()
+    for folder in emptied:
+        argv += ["--tmpfs", folder]
+    for path in SHOWN_IN_USR:
+        if os.path.isdir(path) and _inside(path, emptied):
+            argv += ["--ro-bind", path, path]
     roots = runtime_roots(packages)
     for root in roots:
         argv += ["--ro-bind", root, root]
-    emptied = [*hidden_in_usr(), *_course_checkouts(packages)]
-    for folder in emptied:
+    checkouts = _course_checkouts(packages)
+    for folder in checkouts:
         argv += ["--tmpfs", folder]
+    emptied += checkouts
     # installed packages: an allowlist of distributions, bound file by file into emptied site folders (every site
     # folder, wherever it is: one outside the runtime's prefixes, the user's, is made in the sandbox)
     folders = site_folders()

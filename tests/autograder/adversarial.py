@@ -1006,12 +1006,14 @@ FIND_CANARIES = _code(
 
 def plant_canaries(pythonpath_folder=CANARY_FOLDER):
     """Files of the grader's environment student code must not see: in ``{sys.prefix}/etc`` and ``share`` (Jupyter's
-    and nbgrader's configuration live there), ``/usr/local/etc``, and a folder on ``PYTHONPATH`` that also holds a
+    and nbgrader's configuration live there), ``/usr/local/etc``, ``/usr/local/share`` and ``/usr/share`` (a system
+    Python's ``share``), and a folder on ``PYTHONPATH`` that also holds a
     package and a copy of ``bpe_ref`` (as an editable install from another checkout would). Returns the paths made,
     for :func:`remove_canaries`."""
     made = []
     places = [Path(sys.prefix) / "etc", Path(sys.prefix) / "share", Path(sys.base_prefix) / "etc",
-              Path(sys.base_prefix) / "share", Path("/usr/local/etc"), Path(pythonpath_folder)]  # fmt: skip
+              Path(sys.base_prefix) / "share", Path("/usr/local/etc"), Path("/usr/local/share"), Path("/usr/share"),
+              Path(pythonpath_folder)]  # fmt: skip
     for place in dict.fromkeys(places):
         try:
             place.mkdir(parents=True, exist_ok=True)

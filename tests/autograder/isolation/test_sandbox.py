@@ -178,6 +178,45 @@ def test_student_code_sees_only_the_allowlist(course_root, tmp_path, packages):
     assert not ({"var", "run", "sys", "mnt", "opt", "srv"} - toolkit) & set(eval(lines["ROOT"]))  # (the course's clone)
 
 
+USR_PROBE = """
+import os, time, zoneinfo
+shown = {p: sorted(os.listdir(p)) if os.path.isdir(p) else "absent" for p in ("/usr/share", "/usr/local/share")}
+print("SHARE", sorted(shown["/usr/share"]) if shown["/usr/share"] != "absent" else "absent")
+print("LOCAL", shown["/usr/local/share"])
+print("ETC", [p for p in ("/usr/etc", "/usr/local/etc") if os.path.isdir(p) and os.listdir(p)])
+print("ZONE", zoneinfo.ZoneInfo("Europe/Paris").key, time.strftime("%Y", time.gmtime(0)))
+"""
+
+
+@pytest.mark.needs("sandbox")
+def test_of_usr_s_configuration_and_data_only_the_time_zones_and_locales_are_shown():
+    """``/usr/share`` and ``/usr/local/share`` (a system Python's ``share``, Jupyter's data) and ``/usr/etc``,
+    ``/usr/local/etc`` are emptied: of them student code sees only :data:`sandbox.SHOWN_IN_USR`, so a time zone
+    still loads."""
+    if not os.path.isdir("/usr/share/zoneinfo/Europe"):
+        pytest.skip("this machine has no time zone database (Debian's tzdata) to show")
+    done = _run(sandbox.sandbox_argv(BWRAP), USR_PROBE)
+    assert done.returncode == 0, done.stderr
+    lines = dict(line.split(" ", 1) for line in done.stdout.splitlines())
+    shown = sorted(os.path.basename(p) for p in sandbox.SHOWN_IN_USR if os.path.isdir(p))
+    assert lines["SHARE"] == str(shown) and "zoneinfo" in shown
+    assert lines["LOCAL"] in ("[]", "absent") and lines["ETC"] == "[]"
+    assert lines["ZONE"] == "Europe/Paris 1970"
+
+
+def test_a_runtime_inside_an_emptied_folder_of_usr_is_bound_after_it(monkeypatch, tmp_path):
+    """A virtual environment under ``/usr/local/share`` (emptied in the sandbox) is a runtime of its own: its
+    ``bin`` and ``lib`` are bound over the emptied folder, not hidden by it."""
+    venv = "/usr/local/share/bpe-test-venv"
+    monkeypatch.setattr(sandbox, "_prefixes", lambda: {venv})
+    parts = {f"{venv}/bin", f"{venv}/lib"}
+    monkeypatch.setattr(os.path, "exists", lambda p, _exists=os.path.exists: p in parts or _exists(p))
+    roots = sandbox.runtime_roots({})
+    assert f"{venv}/bin" in roots and f"{venv}/lib" in roots
+    assert "/usr/local/share" in sandbox.hidden_in_usr() or not os.path.isdir("/usr/local/share")
+    assert not sandbox._visible(f"{venv}/lib/site.py", []) and sandbox._visible("/usr/lib/x", [])
+
+
 @pytest.mark.needs("sandbox")
 def test_the_in_memory_folders_are_small_and_the_rest_read_only(tmp_path):
     code = """
@@ -366,9 +405,9 @@ def test_grade_refuses_a_class_when_an_extra_distribution_is_not_installed(cours
 @pytest.mark.needs("sandbox")
 def test_student_code_sees_no_canary_of_the_graders_environment(monkeypatch):
     """Canaries in ``{sys.prefix}/etc`` and ``share`` (Jupyter's and nbgrader's site-wide configuration), in
-    ``/usr/local/etc``, and in a folder on the grader's ``PYTHONPATH`` and ``sys.path`` that also holds a copy of
-    ``bpe_ref`` (the grader installed from another checkout): student code, kernel or worker, sees none of them and
-    imports neither package."""
+    ``/usr/local/etc``, ``/usr/local/share`` and ``/usr/share`` (a system Python's), and in a folder on the
+    grader's ``PYTHONPATH`` and ``sys.path`` that also holds a copy of ``bpe_ref`` (the grader installed from another
+    checkout): student code, kernel or worker, sees none of them and imports neither package."""
     from ..adversarial import CANARY_FOLDER, FIND_CANARIES, plant_canaries, remove_canaries
 
     elsewhere = CANARY_FOLDER  # outside /tmp, which the sandbox has its own of
