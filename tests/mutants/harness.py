@@ -901,15 +901,24 @@ class Matrix:
 
 
 def run_matrix(settings: Iterable[str | int], only: Iterable[str] | None = None) -> Matrix:
-    """Judge every submission in process under each setting (a seed, or :data:`FIXED`) and hold the rules."""
+    """Judge every submission in process under each setting (a seed, or :data:`FIXED`) and hold the rules.
+
+    Under the public seed (``cases.PUBLIC_SEED``) the judgements are the per-notebook tests' own
+    (:func:`judged_in_process`, once per process): the same cells and hidden checks, not judged a second time.
+    """
     names = [str(s) for s in settings]
     subs = submissions(only)
     rows: dict[Variant, dict[str, float]] = {v: {} for s in subs for v in s.variants}
     problems: dict[str, list[str]] = {}
     for name in names:
         with setting(name):
-            graded = {s.student: run_in_process(s) for s in subs}
-            hidden = {s.student: hidden_failures(s, judged=graded[s.student]) for s in subs if s.mutant}
+            if name == str(cases.PUBLIC_SEED):
+                judged = {s.student: judged_in_process(s) for s in subs}
+                graded = {student: j.cells for student, j in judged.items()}
+                hidden = {s.student: judged[s.student].hidden for s in subs if s.mutant}
+            else:
+                graded = {s.student: run_in_process(s) for s in subs}
+                hidden = {s.student: hidden_failures(s, judged=graded[s.student]) for s in subs if s.mutant}
             table_rows, broken = verdicts(subs, graded, hidden=hidden)
         problems[name] = broken
         for row in table_rows:
