@@ -151,7 +151,10 @@ def _probe(path: str) -> str | None:
     """``None`` when ``path`` can start the sandbox here, else why not (its first error line): the sandbox grading
     uses (:func:`sandbox_argv`) around the runtime, started as grading starts it (``sys.executable``: PATH may lack
     ``/usr/bin``), so a namespace the kernel cannot make or an interpreter it cannot reach shows before a class."""
-    probe = [*sandbox_argv(path), sys.executable, "-I", "-S", "-c", "pass"]
+    try:
+        probe = [*sandbox_argv(path), sys.executable, "-I", "-S", "-c", "pass"]
+    except Exception as exc:  # (what the sandbox shows could not be worked out: grading could not start it either)
+        return f"cannot be given the sandbox's file system here ({type(exc).__name__}: {exc})"
     try:
         run = subprocess.run(probe, capture_output=True, text=True, timeout=20)
     except (OSError, subprocess.TimeoutExpired) as exc:
