@@ -51,7 +51,7 @@ from bpe_lab.harness import CallTimeout, TimeLimit, active_limit, add_note, time
 from ..doctor import python_of
 from . import sandbox
 from .kernel import LimitedKernelManager
-from .limits import KEPT_ENVIRONMENT, POLL_SECONDS, Cgroup, CpuMeter, joined_command, limited_command
+from .limits import POLL_SECONDS, Cgroup, CpuMeter, joined_command, limited_command
 
 
 def _worker_source() -> str:
@@ -194,7 +194,7 @@ class Worker:
             stderr=subprocess.DEVNULL,
             cwd=workdir,
             start_new_session=True,
-            env={name: os.environ[name] for name in KEPT_ENVIRONMENT if name in os.environ},  # no secrets
+            env=sandbox.launch_environment(),  # no secrets, not even in bwrap's own environment (/proc/1/environ)
         )
         if self.process.stdin is None or self.process.stdout is None:  # never: both are pipes
             raise RuntimeError("the worker's pipes did not open")

@@ -114,6 +114,7 @@ class LimitedKernelManager(AsyncKernelManager):
         command, kw = await super()._async_pre_start_kernel(**kw)
         if self._bwrap:
             command = [*self.sandbox_prefix(self.files_from or None), *command]
+            kw["env"] = sandbox.launch_environment()  # bwrap's own: student code reads it in /proc/1/environ
         if self._cgroup is None:
             self._cgroup = Cgroup.create(self.memory_limit, self.process_limit)
         return joined_command(command, self._cgroup), kw

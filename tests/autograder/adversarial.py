@@ -20,6 +20,7 @@ from pathlib import Path
 import nbformat
 
 from autograder.course import sample_class
+from autograder.isolation.sandbox import KEPT_ENVIRONMENT
 
 ASSIGNMENT = "01_pair_counts_and_merge"
 STUDENTS = sample_class.students()[ASSIGNMENT]
@@ -193,20 +194,28 @@ NETWORK = _code(
     """
 )
 
+SANDBOX_ENVIRONMENT = {*KEPT_ENVIRONMENT, "HOME", "USER", "LOGNAME", "TMPDIR", "IPYTHONDIR", "MPLCONFIGDIR",
+                       "JUPYTER_RUNTIME_DIR", "PWD", "JPY_PARENT_PID"}  # fmt: skip
+"""The environment variables the sandbox gives its processes (``sandbox_argv``'s ``--setenv``; ``PWD``, which
+``bwrap --chdir`` sets; ``JPY_PARENT_PID``, the grader's PID, which jupyter_client's launcher adds to ``bwrap``'s
+own): the grader's others must not be readable from any process inside, ``bwrap``'s own included."""
+
 DEVICES_AND_PROCESSES = _code(
-    """
+    f"""
     import os
     _devices = sorted(n for n in os.listdir("/dev") if n not in
-                      {"null", "zero", "full", "random", "urandom", "tty", "pts", "ptmx", "shm", "fd", "stdin",
-                       "stdout", "stderr", "core", "mqueue"})
+                      {{"null", "zero", "full", "random", "urandom", "tty", "pts", "ptmx", "shm", "fd", "stdin",
+                        "stdout", "stderr", "core", "mqueue"}})
     _pids = [p for p in os.listdir("/proc") if p.isdigit()]
     _environ = []
-    for _pid in _pids:
+    for _pid in _pids:  # bwrap's (PID 1) too: --clearenv clears only the command's environment
         try:
-            _environ.append(open(f"/proc/{_pid}/environ", "rb").read())
+            _environ.append(open("/proc/" + _pid + "/environ", "rb").read())
         except OSError:
             pass
-    print("DEVICES", _devices, "PIDS", len(_pids) < 20, "ENV", any(b"BPE_COURSE" in e for e in _environ))
+    _names = {{_kv.split(b"=", 1)[0].decode() for _e in _environ for _kv in _e.split(bytes(1)) if b"=" in _kv}}
+    _theirs = sorted(_names - set({sorted(SANDBOX_ENVIRONMENT)!r}))  # any other name is the grader's
+    print("DEVICES", _devices, "PIDS", len(_pids) < 20, "ENV", _theirs[:5], len(_environ) > 1)
     """
 )
 
@@ -846,7 +855,7 @@ SANDBOX_PROBES = {
     "attack-list-homes": "HOMES {'/home': ['student'], '/run': 'absent', '/var': 'absent', '/media': 'absent'}",
     "attack-postgres-socket": "POSTGRES 0",
     "attack-network": "NET closed",
-    "attack-devices-and-processes": "DEVICES [] PIDS True ENV False",
+    "attack-devices-and-processes": "DEVICES [] PIDS True ENV [] True",
     "attack-read-secret": "SECRET unseen",
     "attack-fork-bomb": "CHILDREN True",
     "attack-threads": "THREADS True",
@@ -1429,7 +1438,7 @@ def run_nbgrader_autograde(course_root, class_folder, workdir, *, timeout=1800, 
     autograde_all([root], assignments, generate=True)  # the gradebook's cells of every assignment, once
     canary = root / "autograded" / CANARY / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
     printed = canary.read_text(encoding="utf-8") if canary.exists() else ""
-    if "DEVICES [] PIDS True ENV False" not in printed:
+    if SANDBOX_PROBES[CANARY] not in printed:
         raise Unisolated("the canary submission did not run in the sandbox under nbgrader autograde")
     for name in ("submitted", "autograded", "feedback"):
         shutil.rmtree(root / name, ignore_errors=True)

@@ -340,6 +340,30 @@ UID = os.getuid()
     assert found["UID"] == 65534 and os.getuid() != 65534
 
 
+@pytest.mark.needs("sandbox")
+def test_no_process_of_the_workers_sandbox_holds_the_graders_environment(monkeypatch):
+    """Not the worker's, nor ``bwrap``'s own (PID 1 in the sandbox, the same user: ``--clearenv`` clears only the
+    command's environment): a password in the grader's environment is nowhere to be read."""
+    monkeypatch.setenv("GRADEBOOK_URL", "postgresql://grader:hunter2@db/gradebook")
+    probe = """
+import os
+HELD = []
+for pid in [p for p in os.listdir("/proc") if p.isdigit()]:
+    try:
+        HELD.append(open(f"/proc/{pid}/environ", "rb").read().count(b"hunter2"))
+    except OSError:
+        HELD.append(-1)
+"""
+    s = Session([])
+    try:
+        s.command = worker_command(1024**3, 60, sandbox_argv(bubblewrap()))
+        assert s.run("probe", probe) == ""
+        held = s.lookup(["HELD"])["HELD"]
+    finally:
+        s.close()
+    assert len(held) >= 2 and set(held) == {0}, held  # bwrap and the worker at least, each read, none holding it
+
+
 def test_an_error_says_where_in_the_students_cells_it_was_raised():
     with loaded("def helper(xs):\n    return min(xs)", "def f(xs):\n    return helper(xs)") as s:
         (error,) = run_test_cell(s, "assert f([]) == 0")
