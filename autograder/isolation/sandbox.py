@@ -429,7 +429,13 @@ def link_hops(path: str) -> list[tuple[str, str]]:
         >>> link_hops("/")
         []
     """
+    return _resolution(path)[0]
+
+
+def _resolution(path: str) -> tuple[list[tuple[str, str]], list[str]]:
+    """:func:`link_hops`, and the folders the resolution passes through (a link's ``sub/..`` needs ``sub``)."""
     hops: list[tuple[str, str]] = []
+    folders: list[str] = []
     resolved, parts = "/", [p for p in os.path.abspath(path).split("/") if p]
     while parts and len(hops) < 40:  # (the kernel's own limit on links in one path)
         name = parts.pop(0)
@@ -441,12 +447,14 @@ def link_hops(path: str) -> list[tuple[str, str]]:
         candidate = os.path.join(resolved, name)
         if not os.path.islink(candidate):
             resolved = candidate
+            if parts:
+                folders.append(candidate)
             continue
         target = os.readlink(candidate)
         hops.append((candidate, target))
         parts = [p for p in target.split("/") if p] + parts
         resolved = "/" if target.startswith("/") else resolved
-    return hops
+    return hops, folders
 
 
 def _course_checkouts(packages: dict[str, list[str]]) -> list[str]:
@@ -548,9 +556,15 @@ def sandbox_argv(
     for folder in checkouts:
         argv += ["--tmpfs", folder]
     emptied += checkouts
-    # the interpreter as grading starts it (sys.executable): each link on its way that the sandbox does not show
-    for link, target in link_hops(sys.executable):
-        if not _visible(link, [*roots, *("/" + top for top in TOP_FOLDERS)]) or _inside(link, emptied):
+    # the interpreter as grading starts it (sys.executable): each link on its way that the sandbox does not show,
+    # and each folder it passes through there
+    hops, walked = _resolution(sys.executable)
+    shown = [*roots, *("/" + top for top in TOP_FOLDERS)]
+    for folder in walked:
+        if not _visible(folder, shown) or _inside(folder, emptied):
+            argv += ["--dir", folder]
+    for link, target in hops:
+        if not _visible(link, shown) or _inside(link, emptied):
             argv += ["--symlink", target, link]
     # installed packages: an allowlist of distributions, bound file by file into emptied site folders (every site
     # folder, wherever it is: one outside the runtime's prefixes, the user's, is made in the sandbox)

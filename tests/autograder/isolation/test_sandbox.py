@@ -238,8 +238,9 @@ def test_an_interpreter_reached_through_links_the_sandbox_does_not_show_still_st
     (tmp_path / "venv" / "bin").mkdir(parents=True)
     (tmp_path / "brew" / "bin").mkdir(parents=True)
     (tmp_path / "brew" / "bin" / "python3").symlink_to(os.path.realpath(sys.executable))
+    (tmp_path / "brew" / "sub").mkdir()
     linked = tmp_path / "venv" / "bin" / "python"
-    linked.symlink_to("../../brew/bin/python3")
+    linked.symlink_to("../../brew/sub/../bin/python3")  # through a folder, out again
     monkeypatch.setattr(sys, "executable", str(linked))
     done = _run(sandbox.sandbox_argv(BWRAP), "import sys; print('STARTED', sys.version_info[:2])")
     assert done.returncode == 0, done.stderr
