@@ -204,11 +204,15 @@ def _byte_rounds(text: str, vocab_size: int, pattern: str) -> dict[str, Any]:
 
 
 def _encoded_length(text: str, merges: Mapping[tuple[int, int], int], pattern: str) -> int:
-    cache: dict[str, int] = {}
-    for chunk in bytelevel.pretokenize(text, pattern):
-        if chunk not in cache:
-            cache[chunk] = len(bytelevel.encode_bytes(chunk, merges, pattern))
-    return sum(cache[chunk] for chunk in bytelevel.pretokenize(text, pattern))
+    """``len(bytelevel.encode_bytes(text, merges, pattern))``, each distinct chunk encoded once and the table checked
+    once (not once per chunk: that check, of every merge, cost more than the encoding)."""
+    table = bytelevel._merges(merges)
+    lengths: dict[str, int] = {}
+    chunks = bytelevel.pretokenize(text, pattern)
+    for chunk in chunks:
+        if chunk not in lengths:
+            lengths[chunk] = len(bytelevel._encode_chunk(list(chunk.encode("utf-8")), table))
+    return sum(lengths[chunk] for chunk in chunks)
 
 
 def _bytes_per_token(train_text: str, test_text: str, vocab_sizes: list[int], pattern: str) -> dict[str, Any]:
