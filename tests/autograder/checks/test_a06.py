@@ -179,11 +179,30 @@ def test_in_a_worker_the_plain_loop_is_stopped_at_its_budget_of_cpu_time():
 @pytest.mark.slow
 @pytest.mark.skipif(not measure.available(), reason="the speed and memory figures are read from /proc (Linux)")
 def test_a_regrade_under_load_gives_the_same_verdicts():
-    """The bar separates the correct trainer from the one nearest it (a max scan, 5-8x) under load as when quiet."""
-    students = ("correct", "plain-loop", "max-scan", "joins-the-lines")
-    quiet = {student: _verdicts(student) for student in students}
-    assert quiet["correct"] == {"speed": "pass", "memory": "pass"}
-    assert quiet["plain-loop"]["speed"] == quiet["max-scan"]["speed"] == quiet["joins-the-lines"]["memory"] == "fail"
+    """The bar separates the correct trainer from the one nearest it (a max scan, 5-8x) under load as when quiet.
+
+    When quiet: the sample class's documented scores (EXPECTED), which the demo's grading of these same students
+    holds on a quiet machine (tests/autograder/test_cli.py), and which lose exactly the speed cell's points for the
+    slow trainers and the memory cell's (with the lazy one's) for the greedy encoder; not judged a second time here.
+    """
+    quiet = {
+        "correct": {"speed": "pass", "memory": "pass"},
+        "plain-loop": {"speed": "fail", "memory": "pass"},
+        "max-scan": {"speed": "fail", "memory": "pass"},
+        "joins-the-lines": {"speed": "pass", "memory": "fail"},
+    }
+    from tests.autograder.expected_scores import EXPECTED
+    from tests.mutants import harness
+
+    cells = harness.graded_cells(sample.ASSIGNMENT)
+    most = {f: sum(c.points for c in cells if c.function == f) for f in ("train_fast", "encode_iterable")}
+    points = {c.grade_id: c.points for c in cells}
+    speed, memory = points["test_train_fast_speed"], points["test_encode_iterable_memory"]
+    for student, verdict in quiet.items():  # what the documented scores say
+        scores = EXPECTED[sample.ASSIGNMENT][student]
+        assert scores["train_fast"] == most["train_fast"] - speed * (verdict["speed"] == "fail"), student
+        assert (scores["encode_iterable"] <= most["encode_iterable"] - memory) == (verdict["memory"] == "fail"), student
+    students = tuple(quiet)
     stop = multiprocessing.Event()
     hogs = [multiprocessing.Process(target=_hog, args=(stop,), daemon=True) for _ in range(3)]  # more than the cores
     for hog in hogs:
