@@ -214,3 +214,41 @@ def test_a_regrade_under_load_gives_the_same_verdicts():
         for hog in hogs:
             hog.join(10)
     assert loaded == quiet
+
+
+def _scripted_speed(monkeypatch, trainer: list[float], loop: list[float]) -> list[float]:
+    """The speed check with the trainer's and the plain loop's CPU seconds taken, run by run, from two scripts (the
+    trainer's merges are the reference's); the plain loop's runs, as they are made."""
+    trainer, loop, made = list(trainer), list(loop), []
+    monkeypatch.setattr(checks, "_cpu_seconds_here", lambda fn, args: (ref.train_fast(*args), trainer.pop(0)))
+
+    def plain_loop(args, budget, session=None):
+        made.append(min(loop.pop(0), budget))
+        return made[-1], made[-1] == budget
+
+    monkeypatch.setattr(checks, "plain_loop_seconds", plain_loop)
+    return made
+
+
+@pytest.mark.parametrize(
+    ("trainer", "loop", "runs", "passes"),
+    [
+        ([1.0, 0.95, 0.9], [6.0], 1, False),  # a close call that stays under the bar: the loop runs once, not 3 times
+        ([1.0, 0.4], [6.0, 5.5], 2, True),  # the trainer's second run reaches the bar: the loop runs again, and holds
+        ([1.0, 0.4, 0.45], [6.0, 4.5], 2, False),  # ... and its second run, faster, takes the ratio back under it
+        ([1.0, 0.9, 0.4], [6.0, 5.9, 5.2], 3, True),  # reached at the third run: the loop makes the run it owes too
+        ([1.0, 0.9, 0.4], [6.0, 9.0, 4.0], 3, False),  # ... and the fastest of its three runs decides
+        ([1.0], [1.5], 1, False),  # far under the bar (1.5x): the wrong algorithm, no second run
+        ([0.1], [2.0], 1, True),  # over it at once
+    ],
+)
+def test_a_close_call_reruns_the_plain_loop_only_where_its_runs_can_change_the_verdict(
+    monkeypatch, trainer, loop, runs, passes
+):
+    made = _scripted_speed(monkeypatch, trainer, loop)
+    try:
+        checks.check_speed(ref.train_fast)
+        passed = True
+    except CheckFailed:
+        passed = False
+    assert (len(made), passed) == (runs, passes), made
