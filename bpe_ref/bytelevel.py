@@ -242,6 +242,30 @@ def encode_bytes(text: str, merges: Mapping[tuple[int, int], int], pattern: str)
     return [i for ids in _chunk_ids(text, pattern) for i in _encode_chunk(ids, table)]
 
 
+def encode_chunks(chunks: Sequence[str], merges: Mapping[tuple[int, int], int]) -> list[list[int]]:
+    """Encode each of ``chunks`` (text already split, :func:`pretokenize`) with a table of :func:`train_bytes`, by
+    rank, as :func:`encode_bytes` encodes a chunk; the table is checked once for them all.
+
+    Args:
+        chunks: ``str`` chunks without lone surrogates.
+        merges: ``{(id_a, id_b): new_id}``, as :func:`encode_bytes` takes it.
+
+    Returns:
+        A new list of ids for each chunk, in order.
+
+    Raises:
+        TypeError / ValueError: a malformed table, naming the value.
+
+    Source: GPT-2's ``encoder.py`` (``bpe``, one chunk at a time).
+
+    Example:
+        >>> encode_chunks(["aaa", " ab"], {(97, 97): 256, (256, 97): 257, (97, 98): 258})
+        [[257], [32, 258]]
+    """
+    table = _merges(merges)
+    return [_encode_chunk(list(chunk.encode("utf-8")), table) for chunk in chunks]
+
+
 def vocab_bytes(merges: Mapping[tuple[int, int], int]) -> dict[int, bytes]:
     """Each id's bytes: ``0..255`` a byte, then ``vocab[new_id] = vocab[a] + vocab[b]`` in order of new id.
 

@@ -204,14 +204,10 @@ def _byte_rounds(text: str, vocab_size: int, pattern: str) -> dict[str, Any]:
 
 
 def _encoded_length(text: str, merges: Mapping[tuple[int, int], int], pattern: str) -> int:
-    """``len(bytelevel.encode_bytes(text, merges, pattern))``, each distinct chunk encoded once and the table checked
-    once (not once per chunk: that check, of every merge, cost more than the encoding)."""
-    table = bytelevel._merges(merges)
-    lengths: dict[str, int] = {}
+    """``len(bytelevel.encode_bytes(text, merges, pattern))``, each distinct chunk encoded once."""
     chunks = bytelevel.pretokenize(text, pattern)
-    for chunk in chunks:
-        if chunk not in lengths:
-            lengths[chunk] = len(bytelevel._encode_chunk(list(chunk.encode("utf-8")), table))
+    distinct = list(dict.fromkeys(chunks))
+    lengths = dict(zip(distinct, map(len, bytelevel.encode_chunks(distinct, merges))))
     return sum(lengths[chunk] for chunk in chunks)
 
 
