@@ -373,7 +373,7 @@ def plain_loop_once() -> Iterator[None]:
     (:data:`_PLAIN_LOOP`, to its end) and takes each baseline from that: ``(seconds, False)`` when the loop finished
     within the baseline's budget, ``(budget, True)`` when it would have been stopped, as
     :func:`autograder.checks.a06.plain_loop_seconds` gives. The loop is the same work on the same input each time
-    (7 to 8 s of CPU), which a seed's notebooks asked for six times (a quarter of the seed's CPU time). Every learner's
+    (7 to 8 s of CPU), which a seed's notebooks asked for six times (a third of the seed's CPU time). Every learner's
     trainer is still measured on each run; the check's own rule (the baseline measured next to the learner's run,
     under the same load) is tested with the check (tests/autograder/checks/test_a06.py) and holds on every notebook
     graded through nbgrader here."""
