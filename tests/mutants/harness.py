@@ -55,7 +55,7 @@ from typing import Any
 
 import nbformat
 
-from autograder.checks import a06, cases, spec
+from autograder.checks import cases, spec
 from autograder.course import grading, sample_class
 from autograder.course import submissions as class_folder
 from bpe_lab import harness
@@ -363,38 +363,6 @@ def _canonical(statements: list[tuple[str, frozenset[str], frozenset[str]]]) -> 
     return (*sorted({source for source, _ in imports}), *(source for source, _ in others))
 
 
-_PLAIN_LOOP: dict[int, float] = {}
-"""The CPU seconds of the course's plain loop on a seed's speed input, run to its end once per process and seed."""
-
-
-@contextlib.contextmanager
-def plain_loop_once() -> Iterator[None]:
-    """Meanwhile, 06's speed check in this process measures the course's plain loop on its speed input once per seed
-    (:data:`_PLAIN_LOOP`, to its end) and takes each baseline from that: ``(seconds, False)`` when the loop finished
-    within the baseline's budget, ``(budget, True)`` when it would have been stopped, as
-    :func:`autograder.checks.a06.plain_loop_seconds` gives. The loop is the same work on the same input each time
-    (7 to 8 s of CPU), which a seed's notebooks asked for six times (a third of the seed's CPU time). Every learner's
-    trainer is still measured on each run; the check's own rule (the baseline measured next to the learner's run,
-    under the same load) is tested with the check (tests/autograder/checks/test_a06.py) and holds on every notebook
-    graded through nbgrader here."""
-    measured = a06.plain_loop_seconds
-
-    def shared(args: tuple, budget: float, session: Any = None) -> tuple[float, bool]:
-        (speed,) = a06._speed_input()
-        if session is not None or args != speed.args:
-            return measured(args, budget, session)
-        if cases.SEED not in _PLAIN_LOOP:
-            _PLAIN_LOOP[cases.SEED] = a06._cpu_seconds_here(a06.ref.train_plain, args)[1]
-        seconds = _PLAIN_LOOP[cases.SEED]
-        return (seconds, False) if seconds <= budget else (budget, True)
-
-    a06.plain_loop_seconds = shared
-    try:
-        yield
-    finally:
-        a06.plain_loop_seconds = measured
-
-
 _CELLS: dict[tuple, Cell] = {}
 """Outcomes of test cells of functions a submission is not about (a filler's, an alternative's beside a mutant), by
 setting, cell and the code it reaches (:func:`reach`): the same code on the same inputs gives the same outcome, so
@@ -410,12 +378,7 @@ def run_in_process(submission: Submission, own_only: bool = False) -> list[Cell]
     """
     own = _own(submission)
     tests = {t.grade_id: t for t in graded_cells(submission.assignment) if not own_only or t.function in own}
-    with plain_loop_once():
-        return _run_cells(submission, own, tests)
-
-
-def _run_cells(submission: Submission, own: set[str], tests: dict[str, GradedCell]) -> list[Cell]:
-    out: list[Cell] = []
+    out = []
     for test, namespace in _walk(submission, tests):
         key = None
         if test.function not in own:
@@ -562,7 +525,7 @@ def hidden_failures(
         if message:
             out[grade_id] = HiddenFailure(message, None)
     tests = {g: t for g, t in tests.items() if g not in measured}
-    with plain_loop_once(), _recording() as seen:
+    with _recording() as seen:
         for test, namespace in _walk(submission, tests):
             start = len(seen)
             try:

@@ -181,30 +181,3 @@ def test_an_import_two_answers_make_is_the_same_code_whichever_answer_makes_it()
     assert reached("from collections import Counter\n\n\n" + merge) == alone
     assert reached("import os\nfrom collections import Counter\n\n\n" + merge) == alone  # os: not used
     assert reached("Counter = dict\n\n\n" + merge) != alone
-
-
-def test_the_plain_loop_on_a_seeds_speed_input_runs_once_and_each_budget_gets_what_measuring_would_give(monkeypatch):
-    """The harness itself: inside :func:`harness.plain_loop_once`, 06's speed check takes its baselines from one
-    full run of the plain loop per seed; any other input, or a worker's session, is measured as the check does."""
-    from autograder.checks import a06
-
-    runs = []
-
-    def full_run(fn, args):  # stands for the loop's 7 s: 4 s of CPU
-        runs.append(args)
-        return None, 4.0
-
-    monkeypatch.setattr(a06, "_cpu_seconds_here", full_run)
-    monkeypatch.setattr(harness, "_PLAIN_LOOP", {})  # neither this process's runs nor this test's fake one shared
-    (speed,) = a06._speed_input()
-    with harness.plain_loop_once():
-        assert a06.plain_loop_seconds(speed.args, 10.0) == (4.0, False)  # finished within its budget
-        assert a06.plain_loop_seconds(speed.args, 1.5) == (1.5, True)  # stopped at it: the bar is met
-        small = ({b"hug": 10, b"pug": 5}, 258)
-        assert a06.plain_loop_seconds(small, 5.0) == (4.0, False)  # not the speed input: measured anew
-    assert runs == [speed.args, small]
-    with harness.setting(3), harness.plain_loop_once():
-        (other,) = a06._speed_input()
-        assert a06.plain_loop_seconds(other.args, 10.0) == (4.0, False)
-    assert runs[-1] == other.args and other.args != speed.args
-    assert a06.plain_loop_seconds.__module__ == a06.__name__  # put back
