@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from . import pages
+from .startup import defer_iri_syntax
 
 __all__ = ["check", "hint", "main", "workspace_code", "write_workspace"]
 
@@ -94,6 +95,7 @@ def _py_text(exercise: pages.Exercise) -> str:
 
 
 def _notebook(exercise: pages.Exercise) -> Any:
+    defer_iri_syntax()
     import nbformat.v4 as v4
 
     def code(source: str, role: str) -> Any:
@@ -124,6 +126,7 @@ def _notebook(exercise: pages.Exercise) -> Any:
 
 def write_workspace(exercise: pages.Exercise, folder: Path, py: bool = False) -> Path:
     """Write a fresh workspace for ``exercise`` into ``folder`` (replacing one there); returns its path."""
+    defer_iri_syntax()
     import nbformat
 
     folder.mkdir(parents=True, exist_ok=True)
