@@ -196,7 +196,8 @@ def site_entries(dist: importlib.metadata.Distribution) -> set[str]:
     candidates: set[str] = set()
     for text in _recorded_paths(dist):
         parts = text.split("/")
-        if ".." in parts or os.path.isabs(text) or os.sep != "/":  # the general case: normalised (rare)
+        if os.sep != "/" or os.path.isabs(text) or any(part in ("", ".", "..") for part in parts):  # normalised
+            # (rare: "./x", "a//b", "../../bin/x"); a plain relative path is joined as it is
             path = os.path.normpath(os.path.join(base, text))
             if not path.startswith(base + os.sep):
                 continue  # ../../bin/jupyter-lab and the like

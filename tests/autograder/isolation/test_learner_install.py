@@ -59,3 +59,30 @@ def test_grading_without_the_sandbox_refuses_where_the_solutions_can_be_imported
     with pytest.raises(sandbox.SandboxUnavailable, match="the model solutions"):
         with worker_session(limits, call_timeout=1, cell_timeout=1, notebook_timeout=1):
             pass
+
+
+def test_a_distributions_site_entries_are_its_top_level_entries_however_its_record_spells_them(tmp_path) -> None:
+    import importlib.metadata
+
+    site = tmp_path / "site-packages"
+    for name in ("pkg/__init__.py", "pkg/sub/mod.py", "single.py", "__pycache__/single.cpython-311.pyc",
+                 "__pycache__/other.cpython-311.pyc", "x-1.0.dist-info/RECORD"):  # fmt: skip
+        (site / name).parent.mkdir(parents=True, exist_ok=True)
+        (site / name).write_text("")
+    (tmp_path / "bin").mkdir()
+    (tmp_path / "bin" / "x").write_text("")
+    record = [
+        "./pkg/__init__.py,sha256=x,0",  # "./": the package, never the folder "." (all of site-packages)
+        "pkg//sub/mod.py,,",
+        '"single.py",,',  # quoted, as CSV allows
+        "__pycache__/single.cpython-311.pyc,,",  # in the shared __pycache__: only its own file
+        "../bin/x,,",  # outside site-packages: not an entry
+        "gone.py,,",  # recorded but not there: not an entry
+        "x-1.0.dist-info/RECORD,,",
+    ]
+    (site / "x-1.0.dist-info" / "RECORD").write_text("\n".join(record) + "\n")
+    dist = importlib.metadata.PathDistribution(site / "x-1.0.dist-info")
+    assert learner_install.site_entries(dist) == {
+        str(site / "pkg"), str(site / "single.py"), str(site / "__pycache__" / "single.cpython-311.pyc"),
+        str(site / "x-1.0.dist-info"),
+    }  # fmt: skip
