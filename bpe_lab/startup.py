@@ -75,11 +75,12 @@ def defer_iri_syntax() -> None:
     if IRI_SYNTAX in sys.modules:
         return
     try:
-        found = importlib.util.find_spec(IRI_SYNTAX) is not None
+        spec = importlib.util.find_spec(IRI_SYNTAX)
     except (ImportError, ValueError):
-        found = False
-    if not found:
+        spec = None
+    if spec is None:
         return
     stand_in = _Deferred(IRI_SYNTAX, "deferred by bpe_lab.startup: imported on first use")
+    stand_in.__spec__ = spec  # find_spec and the like see the real module's spec, not None
     stand_in.is_valid_syntax = _is_valid_syntax  # type: ignore[attr-defined]
     sys.modules[IRI_SYNTAX] = stand_in

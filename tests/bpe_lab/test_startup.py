@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.machinery
 import importlib.util
 import json
 import subprocess
@@ -16,14 +17,15 @@ INSTALLED = importlib.util.find_spec(startup.IRI_SYNTAX) is not None
 GPL_CHECKER = importlib.util.find_spec("rfc3987") is not None  # jsonschema then checks IRIs with it instead
 
 REPORT = """
-import json, sys
+import importlib.util, json, sys
 import jsonschema
 module = sys.modules.get("rfc3987_syntax")
 deferred = type(module).__name__
+spec = importlib.util.find_spec("rfc3987_syntax").name  # the real module's spec while the stand-in stands
 lark = "lark" in sys.modules
 checker = jsonschema.Draft7Validator.FORMAT_CHECKER
 verdicts = [checker.conforms("http://example.org/a b", "iri"), checker.conforms("http://example.org/ab", "iri")]
-print(json.dumps({"before": deferred, "lark": lark, "verdicts": verdicts,
+print(json.dumps({"before": deferred, "spec": spec, "lark": lark, "verdicts": verdicts,
                   "after": type(sys.modules.get("rfc3987_syntax")).__name__}))
 """
 
@@ -43,6 +45,7 @@ def test_a_process_that_reads_notebooks_builds_the_iri_parsers_only_when_an_iri_
     done = subprocess.run([sys.executable, "-c", ENTRIES[entry] + REPORT], capture_output=True, text=True, check=True)
     report = json.loads(done.stdout.splitlines()[-1])
     assert report["before"] == "_Deferred" and report["lark"] is False  # nbformat and jsonschema imported, no parser
+    assert report["spec"] == startup.IRI_SYNTAX
     assert report["verdicts"] == [False, True]  # a space is no IRI: checked as jsonschema checks it
     assert report["after"] == "module"  # the real module, imported by the first check
 
@@ -64,7 +67,7 @@ def test_the_stand_in_hands_over_to_the_real_module_on_first_use(monkeypatch):
     real.is_valid_syntax = lambda syntax, value: calls.append((syntax, value)) or " " not in value  # type: ignore[attr-defined]
     real.version = "1"  # type: ignore[attr-defined]
     monkeypatch.delitem(sys.modules, startup.IRI_SYNTAX, raising=False)
-    monkeypatch.setattr(importlib.util, "find_spec", lambda name: object())
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name: importlib.machinery.ModuleSpec(name, None))
     startup.defer_iri_syntax()
     stand_in = sys.modules[startup.IRI_SYNTAX]
     assert isinstance(stand_in, startup._Deferred)
