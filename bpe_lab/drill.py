@@ -95,8 +95,7 @@ def _py_text(exercise: pages.Exercise) -> str:
 
 
 def _notebook(exercise: pages.Exercise) -> Any:
-    defer_iri_syntax()
-    import nbformat.v4 as v4
+    import nbformat.v4 as v4  # after write_workspace's defer_iri_syntax(), its only caller
 
     def code(source: str, role: str) -> Any:
         return v4.new_code_cell(source.rstrip(), metadata={"bpe_lab": {"role": role}})

@@ -195,16 +195,11 @@ def site_entries(dist: importlib.metadata.Distribution) -> set[str]:
     base = os.path.realpath(str(dist.locate_file("")))
     candidates: set[str] = set()
     for text in _recorded_paths(dist):
-        parts = text.split("/")
-        if os.sep != "/" or os.path.isabs(text) or any(part in ("", ".", "..") for part in parts):  # normalised
-            # (rare: "./x", "a//b", "../../bin/x"); a plain relative path is joined as it is
-            path = os.path.normpath(os.path.join(base, text))
-            if not path.startswith(base + os.sep):
-                continue  # ../../bin/jupyter-lab and the like
-            parts = os.path.relpath(path, base).split(os.sep)
-        else:
-            path = os.path.join(base, *parts)
-        candidates.add(path if parts[0] == "__pycache__" else os.path.join(base, parts[0]))
+        path = os.path.normpath(os.path.join(base, text))  # "./x", "a//b" and "../../bin/x" too
+        if not path.startswith(base + os.sep):
+            continue  # ../../bin/jupyter-lab and the like
+        top = path[len(base) + 1 :].split(os.sep, 1)[0]
+        candidates.add(path if top == "__pycache__" else os.path.join(base, top))
     entries = {entry for entry in candidates if os.path.exists(entry)}  # each checked once, not once per file
     if not entries:  # no file list (some system packages): the declared top-level names
         for name in (dist.read_text("top_level.txt") or "").split():
