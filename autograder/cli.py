@@ -354,9 +354,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    from .course.gradebook import read_schema_head_in_process
+    from .course.gradebook import tune_nbgrader
 
-    read_schema_head_in_process()  # works started as /path/to/venv/bin/python with nothing on PATH
+    tune_nbgrader()  # the schema head in process (works with nothing on PATH), gradebook engines reused
     try:
         return args.func(args)
     except (CourseError, SandboxUnavailable) as exc:

@@ -146,10 +146,11 @@ def _grade_unisolated_where_bubblewrap_is_missing():
 
 
 @pytest.fixture(autouse=True, scope="session")
-def _schema_head_in_process():
-    """nbgrader would run the ``alembic`` command (about 2 s of CPU) each time it creates a gradebook, and the suite
-    creates many: the course reads the head in process (``read_schema_head_in_process``, which its command line and
-    its nbgrader configuration call too), and so do the tests' own processes."""
-    from autograder.course.gradebook import read_schema_head_in_process
+def _nbgrader_tuned():
+    """nbgrader would run the ``alembic`` command (about 2 s of CPU) each time it creates a gradebook, and compile
+    its queries again each time it opens one: the course reads the head in process and reuses the engines
+    (``tune_nbgrader``, which its command line and its nbgrader configuration call too), and so do the tests' own
+    processes."""
+    from autograder.course.gradebook import tune_nbgrader
 
-    read_schema_head_in_process()
+    tune_nbgrader()

@@ -304,11 +304,18 @@ class _Grader:
 
     def grade(self, submission: Submission) -> Result:
         result = Result(submission, possible=max_points(self.course_root, submission.assignment))
+        live = live_gradebook(self.workspace.path)
+        live.unlink(missing_ok=True)  # a file of its own (never one a connection left open still writes to)
         try:
             self._grade(submission, result)
         except Exception as exc:  # never let one submission stop the batch
             result.error = result.error or f"grading failed: {type(exc).__name__}: {exc}"[:500]
             result.cells = []
+        finally:
+            if live.exists():  # handed over under the submission's own name (_Publisher takes it from there)
+                handed = submission_gradebook(self.workspace.path, submission)
+                handed.parent.mkdir(parents=True, exist_ok=True)
+                os.replace(live, handed)
         return result
 
     def _grade(self, submission: Submission, result: Result) -> None:
@@ -323,7 +330,7 @@ class _Grader:
         # the scratch copy was made just now: timestamps are checked against when the grader's first copy was made
         copied = timestamps.copy_time(submission.path if submission.flat else submission.path.parent)
         api.config.DoctorRepairs.copied_at = copied.isoformat() if copied else ""
-        gradebook = submission_gradebook(workspace.path, submission)
+        gradebook = live_gradebook(workspace.path)
         gradebook.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(self.out / "template" / "gradebook.db", gradebook)
         workspace = Workspace(self.course_root, workspace.path, workspace.overrides, f"sqlite:///{gradebook}")
@@ -349,9 +356,22 @@ class _Grader:
                 api.generate_feedback(submission.assignment, submission.student, force=True)
 
 
+def live_gradebook(slot: Path) -> Path:
+    """Where a slot grades each submission into a fresh copy of the prepared gradebook (``out/template``): always the
+    same path, so that nbgrader's many openings of it, submission after submission, reuse one SQLAlchemy engine and
+    its compiled queries (:func:`autograder.course.gradebook.reuse_engines`). Once graded, the file is renamed to
+    :func:`submission_gradebook`.
+
+    Example:
+        >>> live_gradebook(Path("out/slots/7"))
+        PosixPath('out/slots/7/gradebooks/live.db')
+    """
+    return slot / "gradebooks" / "live.db"
+
+
 def submission_gradebook(slot: Path, submission: Submission) -> Path:
-    """The scratch gradebook that one submission is graded into, in its slot's folder: a fresh copy of the prepared
-    one (``out/template``), read by the parent once the submission is graded (:class:`_Publisher`), then deleted.
+    """The scratch gradebook that one submission was graded into (:func:`live_gradebook`, renamed), in its slot's
+    folder, read by the parent once the submission is graded (:class:`_Publisher`), then deleted.
 
     Never one gradebook for all the submissions a slot grades: nbgrader's queries (its scores are sums over every
     grade of the gradebook) cost in proportion to what it holds, so grading a class would cost more per notebook
@@ -448,8 +468,15 @@ class _Publisher:
         submitted = self.target.submission_path(sub.student, sub.assignment).parent
         if submitted.resolve() != sub.path.resolve().parent:
             stage(sub, submitted)
-        state = upsert_submission(self.target.db_url, f"sqlite:///{gradebook}", sub.assignment, sub.student)
-        gradebook.unlink()  # in the course gradebook now
+        # read at one path, whichever the submission, so its engine is reused (gradebook.reuse_engines)
+        reading = self.out / "slots" / "publishing.db"
+        os.replace(gradebook, reading)
+        try:
+            state = upsert_submission(self.target.db_url, f"sqlite:///{reading}", sub.assignment, sub.student)
+        except BaseException:
+            os.replace(reading, gradebook)  # left where it was
+            raise
+        reading.unlink()  # in the course gradebook now
         _copy(autograded, self.target.autograded_path(sub.student, sub.assignment).parent)
         if state["seconds_late"] > 0:
             self._late_penalty(sub)

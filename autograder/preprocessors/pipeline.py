@@ -79,9 +79,9 @@ def configure(c: Any, course_root: Path) -> None:
         >>> c.Autograde.autograde_preprocessors[1]
         'autograder.preprocessors.judge_tests.JudgeTests'
     """
-    from ..course.gradebook import read_schema_head_in_process
+    from ..course.gradebook import tune_nbgrader
 
-    read_schema_head_in_process()  # nbgrader would run the `alembic` command by name, off PATH in cron or Slurm
+    tune_nbgrader()  # no `alembic` command run by name (off PATH in cron or Slurm), gradebook engines reused
     source = c.CourseDirectory.get("source_directory", "source")
     release = c.CourseDirectory.get("release_directory", "release")
     c.Autograde.pre_convert_hook = SubmissionDoctor(Path(course_root) / release)

@@ -77,3 +77,77 @@ def test_recording_a_new_students_submission_shows_the_instructor_no_warning_of_
         gradebook.upsert_submission(course, scratch, "01", "ada")
     with Gradebook(course) as book:
         assert book.find_grade("test_merge", "01", "01", "ada").auto_score == 2
+
+
+def _cache_hits(engine, action) -> list[bool]:
+    """Whether each statement ``action()`` runs on ``engine`` came from SQLAlchemy's cache of compiled SQL."""
+    from sqlalchemy import event
+
+    hits: list[bool] = []
+
+    def record(conn, cursor, statement, parameters, context, executemany) -> None:
+        hits.append(context.cache_hit == context.dialect.CACHE_HIT)
+
+    event.listen(engine, "after_cursor_execute", record)
+    try:
+        action()
+    finally:
+        event.remove(engine, "after_cursor_execute", record)
+    return hits
+
+
+def test_a_gradebook_opened_again_reuses_its_engine_and_compiles_no_query_again(tmp_path, monkeypatch):
+    """nbgrader makes an engine per opening, and SQLAlchemy's compiled queries live in the engine: grading opened
+    each notebook's gradebook about fourteen times and compiled every query each time."""
+    import nbgrader.api
+    from nbgrader.api import Gradebook
+
+    monkeypatch.setattr(nbgrader.api, "create_engine", nbgrader.api.create_engine)  # undone after the test
+    url = f"sqlite:///{tmp_path / 'slot.db'}"
+    _gradebook_with_an_assignment(url)
+
+    def opened_and_read() -> list[bool]:
+        with Gradebook(url) as book:
+            return _cache_hits(book.engine, lambda: book.find_notebook("01", "01").grade_cells)
+
+    if isinstance(nbgrader.api.create_engine, gradebook._ReusedEngines):  # the suite's processes are tuned
+        monkeypatch.setattr(nbgrader.api, "create_engine", nbgrader.api.create_engine.create)
+    opened_and_read()
+    assert not any(opened_and_read()), "nbgrader's own engines: each opening compiles again"
+    gradebook.reuse_engines()
+    gradebook.reuse_engines()  # once is enough: not wrapped twice
+    assert isinstance(nbgrader.api.create_engine, gradebook._ReusedEngines)
+    assert not isinstance(nbgrader.api.create_engine.create, gradebook._ReusedEngines)
+    opened_and_read()
+    hits = opened_and_read()
+    assert hits and all(hits)
+    with Gradebook(url) as first, Gradebook(url) as second:  # opened together: one engine, both usable
+        assert first.engine is second.engine
+        assert first.find_assignment("01").name == second.find_assignment("01").name == "01"
+
+
+def test_a_reused_engine_reads_the_file_now_at_its_path_even_with_a_gradebook_left_open(tmp_path, monkeypatch):
+    """Each grading slot grades submission after submission into a fresh file at one path (and renames it away):
+    an opening must see the file there now, never one that a gradebook left open still holds."""
+    import nbgrader.api
+    from nbgrader.api import Gradebook
+
+    monkeypatch.setattr(nbgrader.api, "create_engine", nbgrader.api.create_engine)
+    gradebook.reuse_engines()
+    live, handed = tmp_path / "live.db", tmp_path / "ada.db"
+    url = f"sqlite:///{live}"
+    _gradebook_with_an_assignment(url)
+    left_open = Gradebook(url)
+    left_open.add_student("ada")
+    left_open.db.commit()
+    live.rename(handed)
+    _gradebook_with_an_assignment(url)  # a fresh file at the same path
+    with Gradebook(url) as book:
+        assert [s.id for s in book.students] == []
+        book.add_student("bob")
+        book.db.commit()
+    left_open.close()
+    with Gradebook(f"sqlite:///{handed}") as book:
+        assert [s.id for s in book.students] == ["ada"]
+    with Gradebook(url) as book:
+        assert [s.id for s in book.students] == ["bob"]
