@@ -60,12 +60,31 @@ def pack(value, depth=0):
     """
     if depth > MAX_DEPTH:
         raise Unreadable(f"a value nested more than {MAX_DEPTH} levels deep")
-    if value is None or type(value) in _SCALARS:
+    kind = type(value)
+    if value is None or kind in _SCALARS:
         return value
-    if type(value) is list:  # ids, the common case: one copy (a thread of the code may change the list), one check
+    if kind is list:  # ids, the common case: one copy (a thread of the code may change the list), one check
         items = list(value)
         if all(v is None or type(v) in _SCALARS for v in items):
             return items
+        return [pack(v, depth + 1) for v in items]
+    if kind is tuple:  # the built-in containers first, by their exact type (no check of each other type)
+        if all(v is None or type(v) in _SCALARS for v in value):  # a pair of ids
+            return {"t": list(value)}
+        return {"t": [pack(v, depth + 1) for v in value]}
+    if kind is dict:  # a plain key or value is taken as it is (no call for each)
+        scalars, deeper = _SCALARS, depth + 1
+        return {
+            "d": [
+                [
+                    k if k is None or type(k) in scalars else pack(k, deeper),
+                    v if v is None or type(v) in scalars else pack(v, deeper),
+                ]
+                for k, v in value.items()
+            ]
+        }
+    if kind is bytes:
+        return {"b": value.decode("latin-1")}
     if isinstance(value, bool):
         return bool(value)
     if isinstance(value, int):

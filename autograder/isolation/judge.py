@@ -164,18 +164,19 @@ class _Watch:
         self.limit, self.cpu_seconds = limit, cpu_seconds
         self.start_cpu = cpu_seconds() if limit.cpu > 0 else 0.0
         self.deadline = time.monotonic() + limit.wall if limit.wall > 0 else None
-        self.first = True
 
     def wait(self) -> float:
-        """Seconds to wait for the worker before looking again; raises :class:`CallTimeout` past a limit."""
-        if self.first:  # nothing to measure yet
-            self.first = False
-        elif self.limit.cpu > 0 and self.cpu_seconds() - self.start_cpu > self.limit.cpu:
-            raise CallTimeout("cpu", self.limit.cpu)
+        """Seconds to wait for the worker before looking again; raises :class:`CallTimeout` past the wall limit."""
         left = POLL_SECONDS if self.deadline is None else self.deadline - time.monotonic()
         if left <= 0:
             raise CallTimeout("wall", self.limit.wall)
         return min(left, POLL_SECONDS) if self.limit.cpu > 0 else left
+
+    def waited(self) -> None:
+        """After a wait in which the worker did not answer: raises :class:`CallTimeout` past the CPU limit (read
+        only then: a reply within the first wait costs no reading of the worker's CPU time but the first)."""
+        if self.limit.cpu > 0 and self.cpu_seconds() - self.start_cpu > self.limit.cpu:
+            raise CallTimeout("cpu", self.limit.cpu)
 
 
 class Worker:
@@ -216,6 +217,7 @@ class Worker:
         out, inp = self.stdin.fileno(), self.stdout.fileno()
         while data:
             if not select.select([], [out], [], watch.wait())[1]:
+                watch.waited()
                 continue
             try:
                 data = data[os.write(out, data) :]
@@ -223,6 +225,7 @@ class Worker:
                 raise ProcessDied("the process running the code stopped") from None
         while b"\n" not in self._buffer:
             if not select.select([inp], [], [], watch.wait())[0]:
+                watch.waited()
                 continue
             chunk = os.read(inp, 1 << 16)
             if not chunk:
