@@ -417,7 +417,7 @@ class Session:
         after = reply.get("args_after")
         if isinstance(after, list) and len(after) == len(args):
             for given, before, now in zip(args, sent, after):
-                if now != before:
+                if now is not None and now != before:  # None: as it came
                     _sync(given, _decoded(now))
         alias = reply.get("alias")
         if type(alias) is int and 0 <= alias < len(args):

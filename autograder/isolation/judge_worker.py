@@ -18,7 +18,8 @@ Requests (``op``) and replies:
   :func:`bpe_lab.probes.stream_probe` (the lines fed lazily, the result consumed); replies ``{"value": probe}``.
 * ``call`` ``{"name", "args", "kwargs"}`` calls the function (a file argument, :class:`bpe_lab.codec.FileBytes`,
   is written to a file of the worker's and passed as its path); replies ``{"value", "args_after", "alias"}``
-  (``alias`` is the index of the argument the function returned itself, else ``null``), or ``{"raised":
+  (``alias`` is the index of the argument the function returned itself, else ``null``; ``args_after`` each argument
+  as the call left it, ``null`` where it is as it came), or ``{"raised":
   {"type", "message"}}``, or ``{"unreadable": {"type", "repr"}}`` when the value is not plain data.
 
 Only the standard library is used (values travel in :mod:`bpe_lab.codec`, files and streams are made by
@@ -196,7 +197,8 @@ def main():
             alias = next((i for i, a in enumerate(args) if value is a), None)
             try:
                 answer = {"value": None if alias is not None else pack(value), "alias": alias}
-                answer["args_after"] = [pack(a) for a in args]
+                after = [pack(a) for a in args]  # null for an argument as it came (most): a short reply
+                answer["args_after"] = [None if a == b else a for a, b in zip(after, request["args"])]
             except BaseException:
                 reply({"unreadable": describe(value)})
                 continue

@@ -1,6 +1,7 @@
 """A dead grading worker costs only what it was grading; that is graded again, and a repeat killer is named."""
 
 import os
+import time
 
 from autograder.course.pool import run_contained
 
@@ -26,3 +27,25 @@ def test_without_deaths_every_item_is_done_once():
     results = []
     run_contained(list("abcdefgh"), _grade, lambda item, result: results.append(result), print, jobs=3)
     assert sorted(results) == list("ABCDEFGH")
+
+
+def _mark_started(item):
+    folder, name = item
+    (folder / name).touch()
+    return name
+
+
+def test_a_worker_has_its_next_item_before_this_process_takes_in_the_last_result(tmp_path):
+    """The parent publishes each result (the gradebook, the journal) before it hands out more work: a worker that
+    got only what it was running waited for that, each notebook. Its next item is already in the pool."""
+    seen: list[bool] = []
+
+    def publish(item, result):
+        if result == "first":  # meanwhile, the worker has started the second, without this process
+            deadline = time.monotonic() + 30
+            while not (tmp_path / "second").exists() and time.monotonic() < deadline:
+                time.sleep(0.01)
+            seen.append((tmp_path / "second").exists())
+
+    run_contained([(tmp_path, "first"), (tmp_path, "second")], _mark_started, publish, print, jobs=1)
+    assert seen == [True]

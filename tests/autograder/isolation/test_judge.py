@@ -174,6 +174,26 @@ def test_mutation_and_identity_are_seen_by_the_grader():
         assert fresh(mine) is not mine and fresh(mine) == mine
 
 
+def test_a_reply_carries_back_only_the_arguments_the_call_changed(monkeypatch):
+    """An argument the call left as it came (most calls change none) comes back as ``null``: a short reply. One it
+    changed comes back whole, and the grader's copy follows it."""
+    from autograder.isolation import judge
+
+    replies = []
+    original = judge.Worker.request
+
+    def recorded(self, message, limit, cpu_seconds):
+        replies.append(original(self, message, limit, cpu_seconds))
+        return replies[-1]
+
+    monkeypatch.setattr(judge.Worker, "request", recorded)
+    with loaded("def grow(xs, table):\n    xs.append(1)\n    return len(table)") as s:
+        xs, table = [0], {("a", "b"): [1, 2]}
+        assert s.call("grow", (xs, table), {}) == 1
+    assert replies[-1]["args_after"] == [[0, 1], None]
+    assert xs == [0, 1] and table == {("a", "b"): [1, 2]}
+
+
 def test_harness_reports_a_mutation_through_the_worker():
     with loaded("def grow(xs):\n    xs.append(1)\n    return list(xs)") as s:
         grow = s.lookup(["grow"])["grow"]
