@@ -19,8 +19,8 @@ from concurrent.futures.process import BrokenProcessPool
 from typing import Any, TypeVar
 
 QUEUED = 2
-"""Tasks in the pool per worker: the one it runs and its next (measured: with one, a worker waited for the parent to
-publish each result, 0.05 s a notebook, and two workers kept 1.8 of 2 cores busy)."""
+"""Tasks in the pool per worker: the one it runs and its next, which it starts at once when it finishes, instead of
+waiting while this process takes in the last result (for ``grade``: the course gradebook, the journal, the copies)."""
 
 T = TypeVar("T")
 R = TypeVar("R")
