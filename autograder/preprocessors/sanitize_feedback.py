@@ -10,7 +10,9 @@ import re
 from typing import Any
 
 import jinja2
-from nbconvert.exporters import HTMLExporter
+from nbconvert.exporters import HTMLExporter, TemplateExporter
+from nbconvert.filters.highlight import Highlight2HTML
+from nbconvert.filters.widgetsdatatypefilter import WidgetsDataTypeFilter
 from nbconvert.preprocessors import Preprocessor
 from nbformat.notebooknode import NotebookNode
 from traitlets import Bool
@@ -54,6 +56,7 @@ feedback template, and nbconvert's own)."""
 _HEAD = re.compile(r"<head(?:\s[^>]*)?>", re.I)
 _HEAD_END = re.compile(r"</head\s*>", re.I)
 _CHARSET = re.compile(r"<meta\s+charset=[^>]*>", re.I)
+_IMAGE = re.compile(r"<img", re.I)
 
 
 def with_policy(html: str, policy: str = FEEDBACK_POLICY) -> str:
@@ -106,7 +109,8 @@ class InertFeedbackExporter(HTMLExporter):
     """``GenerateFeedback``'s exporter (``c.GenerateFeedback.exporter_class``): nbgrader's feedback page, with
     :data:`FEEDBACK_POLICY` in its head (:func:`with_policy`). The ``HTMLExporter`` configuration applies to it, and
     nbgrader's API (the formgrader's feedback button) uses it too. Its templates are compiled once per process
-    (:class:`CompiledTemplates`), and long lines of outputs wrap (:data:`WRAPPED_OUTPUTS`)."""
+    (:class:`CompiledTemplates`), its page is parsed again only where that can change it (:meth:`page`), and long
+    lines of outputs wrap (:data:`WRAPPED_OUTPUTS`)."""
 
     def _create_environment(self) -> jinja2.Environment:
         environment = super()._create_environment()
@@ -114,8 +118,48 @@ class InertFeedbackExporter(HTMLExporter):
         environment.bytecode_cache = _COMPILED.setdefault(settings, CompiledTemplates())
         return environment
 
+    def page(self, nb: NotebookNode, resources: dict | None = None, **kw: Any) -> tuple[str, dict]:
+        """``HTMLExporter.from_notebook_node``'s page (nbconvert 7), made without its last step where that step
+        changes nothing.
+
+        That step parses the rendered page with BeautifulSoup to give each ``<img>`` without one an ``alt`` and
+        JupyterLab's cells a ``tabindex``, then writes the page out again: well over half the cost of a feedback page
+        (thousands of tags: one per highlighted token). nbgrader's feedback template is the classic one, with no
+        JupyterLab cell, and a graded notebook rarely shows an image; a page with neither is returned as rendered:
+        the document nbconvert's page is, written out without BeautifulSoup's re-writing (spaces, the order of
+        attributes, ``/>``), which tests/autograder/preprocessors/test_sanitize_feedback.py holds to. Any other page
+        is made again on nbconvert's own path, step included (rendered twice: rare, and bounded).
+
+        Args:
+            nb: the notebook; resources, kw: as for ``from_notebook_node``.
+
+        Returns:
+            ``(page, resources)``: the page without the feedback's own additions (policy, wrapping).
+
+        Example:
+            >>> from nbformat.v4 import new_code_cell, new_notebook, new_output
+            >>> chart = new_output("display_data", {"image/png": "iVBORw0KGgo="})
+            >>> page, _ = InertFeedbackExporter(template_name="classic").page(new_notebook(cells=[
+            ...     new_code_cell("show_chart()", outputs=[chart])]))
+            >>> 'alt="No description has been provided for this image"' in page  # nbconvert's path: an image
+            True
+        """
+        given = resources
+        langinfo = nb.metadata.get("language_info", {})
+        lexer = langinfo.get("pygments_lexer", langinfo.get("name", None))
+        self.register_filter(
+            "highlight_code", self.filters.get("highlight_code", Highlight2HTML(pygments_lexer=lexer, parent=self))
+        )
+        resources = self._init_resources(resources)
+        data_types = WidgetsDataTypeFilter(notebook_metadata=self._nb_metadata, parent=self, resources=resources)
+        self.register_filter("filter_data_type", data_types)
+        output, resources = TemplateExporter.from_notebook_node(self, nb, resources, **kw)
+        if _IMAGE.search(output) is None and "jp-Notebook" not in output:
+            return output, resources
+        return super().from_notebook_node(nb, given, **kw)
+
     def from_notebook_node(self, nb: NotebookNode, resources: dict | None = None, **kw: Any) -> tuple[Any, dict]:
-        output, resources = super().from_notebook_node(nb, resources, **kw)
+        output, resources = self.page(nb, resources, **kw)
         end = _HEAD_END.search(output)
         if end is not None:  # after the template's own styles, so it wins over theirs
             output = output[: end.start()] + WRAPPED_OUTPUTS + output[end.start() :]

@@ -1,10 +1,15 @@
 """The feedback page's exporter: the policy in its head, its templates compiled once per process, and a student's page
 (made by the demo's grading) opened in Chromium: a failed check's long message wraps at the page's width."""
 
+from pathlib import Path
+
 import jinja2
+import nbconvert.exporters.html
 import nbformat
 import pytest
-from nbformat.v4 import new_code_cell, new_notebook
+from bs4 import BeautifulSoup
+from nbconvert.exporters import HTMLExporter
+from nbformat.v4 import new_code_cell, new_notebook, new_output
 
 from autograder.preprocessors.sanitize_feedback import FEEDBACK_POLICY, InertFeedbackExporter
 from tests import needs
@@ -43,6 +48,54 @@ def test_an_edited_template_is_compiled_again(monkeypatch, tmp_path):
     template.write_text("second {{ nb.cells | length }}")
     page, _ = InertFeedbackExporter(template_file=str(template)).from_notebook_node(notebook)
     assert page.endswith("second 1") and compiled.count("page.j2") == 2
+
+
+ROOT = Path(__file__).resolve().parents[3]
+
+
+def _graded_notebook() -> nbformat.NotebookNode:
+    """A notebook of the course as a graded one looks: every kind of cell, and a passed and a failed check's output."""
+    notebook = nbformat.read(ROOT / "notebooks" / "06_training_at_scale" / "06_training_at_scale.ipynb", 4)
+    code = [cell for cell in notebook.cells if cell.cell_type == "code"]
+    code[0].outputs = [new_output("stream", name="stdout", text="merges: [(b'h', b'u')] <b>&</b>\n")]
+    code[1].outputs = [new_output("error", ename="CheckFailed", evalue="train_fast(<x>, 300)", traceback=["\x1b[31mx"])]
+    return notebook
+
+
+def _soups(monkeypatch) -> list[int]:
+    made: list[int] = []
+    original = nbconvert.exporters.html.BeautifulSoup
+
+    def counting(markup, *args, **kwargs):
+        made.append(len(markup))
+        return original(markup, *args, **kwargs)
+
+    monkeypatch.setattr(nbconvert.exporters.html, "BeautifulSoup", counting)
+    return made
+
+
+def test_a_page_without_an_image_is_nbconverts_document_made_without_parsing_it_again(monkeypatch):
+    notebook = _graded_notebook()
+    slow, _ = HTMLExporter(template_name="classic").from_notebook_node(notebook)
+    soups = _soups(monkeypatch)
+    fast, _ = InertFeedbackExporter(template_name="classic").page(notebook)
+    assert soups == [] and fast != slow  # not parsed, so not written out again
+    assert str(BeautifulSoup(fast, features="html.parser")) == slow  # the same document
+
+
+@pytest.mark.parametrize("template", ["classic", "lab"])
+def test_a_page_the_parsing_can_change_is_nbconverts_own(monkeypatch, template):
+    """An image without ``alt`` (any template), JupyterLab's cells (its template): nbconvert's page, byte for byte."""
+    notebook = _graded_notebook()
+    if template == "classic":
+        notebook.cells[-1] = new_code_cell(
+            "chart()", outputs=[new_output("display_data", {"image/png": "iVBORw0KGgo="})]
+        )
+    expected, _ = HTMLExporter(template_name=template).from_notebook_node(notebook)
+    soups = _soups(monkeypatch)
+    page, _ = InertFeedbackExporter(template_name=template).page(notebook)
+    assert len(soups) == 1 and page == expected
+    assert ('alt="No description' in page) if template == "classic" else ('tabindex="0"' in page)
 
 
 ASSIGNMENT = "06_training_at_scale"
