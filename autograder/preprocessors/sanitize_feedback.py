@@ -7,6 +7,8 @@ behind the sanitiser wherever the page is opened (from disk, from the exchange, 
 from __future__ import annotations
 
 import re
+import threading
+from collections import OrderedDict
 from typing import Any
 
 import jinja2
@@ -101,6 +103,44 @@ class CompiledTemplates(jinja2.BytecodeCache):
         self._code[bucket.key] = bucket.bytecode_to_string()
 
 
+HIGHLIGHTS_KEPT = 4096
+"""How many highlighted code cells a process keeps (:class:`RememberedHighlight`), the least recently used dropped."""
+HIGHLIGHT_KEPT_CHARS = 20_000
+"""A longer cell is highlighted every time, never kept: what is kept stays bounded (a few tens of MB at most)."""
+_HIGHLIGHTED: OrderedDict[tuple, str] = OrderedDict()
+_HIGHLIGHTED_LOCK = threading.Lock()  # the formgrader makes pages in threads
+
+
+class RememberedHighlight(Highlight2HTML):
+    """nbconvert's highlighting of a code cell (Pygments), remembered for the next page: every student's page of an
+    assignment shows the same given and test cells, and highlighting them was a third of a page's cost once the
+    page was no longer parsed again (:meth:`InertFeedbackExporter.page`). A cell is highlighted again when its
+    source, its language or the formatter's options differ.
+
+    Example:
+        >>> highlight = RememberedHighlight(pygments_lexer="ipython3")
+        >>> highlight("x = 1") is highlight("x = 1")  # the second time, from memory
+        True
+    """
+
+    def __call__(self, source: str, language: str | None = None, metadata: Any = None) -> str:
+        if len(source) > HIGHLIGHT_KEPT_CHARS:
+            return super().__call__(source, language, metadata)
+        magics = metadata.get("magics_language") if metadata else None  # the only metadata nbconvert reads
+        key = (source, language or self.pygments_lexer, magics, repr(sorted(self.extra_formatter_options.items())))
+        with _HIGHLIGHTED_LOCK:
+            html = _HIGHLIGHTED.get(key)
+            if html is not None:
+                _HIGHLIGHTED.move_to_end(key)
+                return html
+        html = super().__call__(source, language, metadata)
+        with _HIGHLIGHTED_LOCK:
+            _HIGHLIGHTED[key] = html
+            while len(_HIGHLIGHTED) > HIGHLIGHTS_KEPT:
+                _HIGHLIGHTED.popitem(last=False)
+        return html
+
+
 _COMPILED: dict[tuple, CompiledTemplates] = {}
 """One :class:`CompiledTemplates` per kind of environment (the code Jinja makes depends on its settings)."""
 
@@ -148,7 +188,7 @@ class InertFeedbackExporter(HTMLExporter):
         langinfo = nb.metadata.get("language_info", {})
         lexer = langinfo.get("pygments_lexer", langinfo.get("name", None))
         self.register_filter(
-            "highlight_code", self.filters.get("highlight_code", Highlight2HTML(pygments_lexer=lexer, parent=self))
+            "highlight_code", self.filters.get("highlight_code", RememberedHighlight(pygments_lexer=lexer, parent=self))
         )
         resources = self._init_resources(resources)
         data_types = WidgetsDataTypeFilter(notebook_metadata=self._nb_metadata, parent=self, resources=resources)

@@ -11,6 +11,7 @@ from bs4 import BeautifulSoup
 from nbconvert.exporters import HTMLExporter
 from nbformat.v4 import new_code_cell, new_notebook, new_output
 
+from autograder.preprocessors import sanitize_feedback
 from autograder.preprocessors.sanitize_feedback import FEEDBACK_POLICY, InertFeedbackExporter
 from tests import needs
 from tests.needs import CHROMIUM_ARGS
@@ -96,6 +97,29 @@ def test_a_page_the_parsing_can_change_is_nbconverts_own(monkeypatch, template):
     page, _ = InertFeedbackExporter(template_name=template).page(notebook)
     assert len(soups) == 1 and page == expected
     assert ('alt="No description' in page) if template == "classic" else ('tabindex="0"' in page)
+
+
+def test_a_code_cell_is_highlighted_once_for_all_the_pages_that_show_it(monkeypatch):
+    import pygments
+
+    highlighted: list[str] = []
+    original = pygments.highlight
+
+    def counting(code, lexer, formatter, outfile=None):
+        highlighted.append(code)
+        return original(code, lexer, formatter, outfile)
+
+    monkeypatch.setattr(pygments, "highlight", counting)
+    monkeypatch.setattr(sanitize_feedback, "_HIGHLIGHTED", sanitize_feedback.OrderedDict())
+    notebook = _graded_notebook()
+    sources = {cell.source or " " for cell in notebook.cells if cell.cell_type == "code"}
+    first, _ = InertFeedbackExporter(template_name="classic").page(notebook)
+    assert sorted(highlighted) == sorted(sources)
+    second, _ = InertFeedbackExporter(template_name="classic").page(notebook)  # another student's page
+    assert len(highlighted) == len(sources) and second == first
+    [cell for cell in notebook.cells if cell.cell_type == "code"][-1].source = "answer = 42"  # only on this page
+    InertFeedbackExporter(template_name="classic").page(notebook)
+    assert highlighted[len(sources) :] == ["answer = 42"]
 
 
 ASSIGNMENT = "06_training_at_scale"
