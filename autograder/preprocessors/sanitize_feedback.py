@@ -103,19 +103,59 @@ class CompiledTemplates(jinja2.BytecodeCache):
         self._code[bucket.key] = bucket.bytecode_to_string()
 
 
-HIGHLIGHTS_KEPT = 4096
-"""How many highlighted code cells a process keeps (:class:`RememberedHighlight`), the least recently used dropped."""
-HIGHLIGHT_KEPT_CHARS = 20_000
-"""A longer cell is highlighted every time, never kept: what is kept stays bounded (a few tens of MB at most)."""
-_HIGHLIGHTED: OrderedDict[tuple, str] = OrderedDict()
-_HIGHLIGHTED_LOCK = threading.Lock()  # the formgrader makes pages in threads
+HIGHLIGHT_MEMORY = 16_000_000
+"""The characters (sources and their HTML together) of the highlighted code cells a process keeps
+(:class:`RememberedHighlight`), the least recently used dropped first: about 16 MB of text whatever a class submits."""
+HIGHLIGHT_KEPT_CHARS = 200_000
+"""A cell whose source and HTML are longer is highlighted every time, never kept (a cell of many one-character tokens
+makes HTML 25 times its length)."""
+
+
+class _Highlights:
+    """Highlighted cells by key, least recently used first, within :data:`HIGHLIGHT_MEMORY` characters; one lock
+    (the formgrader makes pages in threads)."""
+
+    def __init__(self) -> None:
+        self._kept: OrderedDict[tuple, str] = OrderedDict()
+        self.chars = 0
+        self._lock = threading.Lock()
+
+    @staticmethod
+    def _size(key: tuple, html: str) -> int:
+        return len(key[0]) + len(html)
+
+    def get(self, key: tuple) -> str | None:
+        with self._lock:
+            html = self._kept.get(key)
+            if html is not None:
+                self._kept.move_to_end(key)
+            return html
+
+    def put(self, key: tuple, html: str) -> None:
+        size = self._size(key, html)
+        if size > HIGHLIGHT_KEPT_CHARS:
+            return
+        with self._lock:
+            if key in self._kept:
+                return
+            self._kept[key] = html
+            self.chars += size
+            while self.chars > HIGHLIGHT_MEMORY:
+                old_key, old_html = self._kept.popitem(last=False)
+                self.chars -= self._size(old_key, old_html)
+
+    def __len__(self) -> int:
+        return len(self._kept)
+
+
+_HIGHLIGHTED = _Highlights()
 
 
 class RememberedHighlight(Highlight2HTML):
     """nbconvert's highlighting of a code cell (Pygments), remembered for the next page: every student's page of an
     assignment shows the same given and test cells, and highlighting them was a third of a page's cost once the
     page was no longer parsed again (:meth:`InertFeedbackExporter.page`). A cell is highlighted again when its
-    source, its language or the formatter's options differ.
+    source, its language or the formatter's options differ. What is kept is bounded (:data:`HIGHLIGHT_MEMORY`).
 
     Example:
         >>> highlight = RememberedHighlight(pygments_lexer="ipython3")
@@ -128,16 +168,10 @@ class RememberedHighlight(Highlight2HTML):
             return super().__call__(source, language, metadata)
         magics = metadata.get("magics_language") if metadata else None  # the only metadata nbconvert reads
         key = (source, language or self.pygments_lexer, magics, repr(sorted(self.extra_formatter_options.items())))
-        with _HIGHLIGHTED_LOCK:
-            html = _HIGHLIGHTED.get(key)
-            if html is not None:
-                _HIGHLIGHTED.move_to_end(key)
-                return html
-        html = super().__call__(source, language, metadata)
-        with _HIGHLIGHTED_LOCK:
-            _HIGHLIGHTED[key] = html
-            while len(_HIGHLIGHTED) > HIGHLIGHTS_KEPT:
-                _HIGHLIGHTED.popitem(last=False)
+        html = _HIGHLIGHTED.get(key)
+        if html is None:
+            html = super().__call__(source, language, metadata)
+            _HIGHLIGHTED.put(key, html)
         return html
 
 

@@ -110,7 +110,7 @@ def test_a_code_cell_is_highlighted_once_for_all_the_pages_that_show_it(monkeypa
         return original(code, lexer, formatter, outfile)
 
     monkeypatch.setattr(pygments, "highlight", counting)
-    monkeypatch.setattr(sanitize_feedback, "_HIGHLIGHTED", sanitize_feedback.OrderedDict())
+    monkeypatch.setattr(sanitize_feedback, "_HIGHLIGHTED", sanitize_feedback._Highlights())
     notebook = _graded_notebook()
     sources = {cell.source or " " for cell in notebook.cells if cell.cell_type == "code"}
     first, _ = InertFeedbackExporter(template_name="classic").page(notebook)
@@ -120,6 +120,28 @@ def test_a_code_cell_is_highlighted_once_for_all_the_pages_that_show_it(monkeypa
     [cell for cell in notebook.cells if cell.cell_type == "code"][-1].source = "answer = 42"  # only on this page
     InertFeedbackExporter(template_name="classic").page(notebook)
     assert highlighted[len(sources) :] == ["answer = 42"]
+
+
+def test_the_highlighting_kept_stays_within_its_characters_whatever_the_cells(monkeypatch):
+    """A class of cells whose HTML is many times their length (one span a token) fills the memory only to its bound,
+    the least recently used dropped first; a cell too long to keep is highlighted and not kept."""
+    monkeypatch.setattr(sanitize_feedback, "_HIGHLIGHTED", sanitize_feedback._Highlights())
+    monkeypatch.setattr(sanitize_feedback, "HIGHLIGHT_MEMORY", 60_000)
+    monkeypatch.setattr(sanitize_feedback, "HIGHLIGHT_KEPT_CHARS", 30_000)
+    highlight = sanitize_feedback.RememberedHighlight(pygments_lexer="ipython3")
+    kept = sanitize_feedback._HIGHLIGHTED
+    cells = [f"x{i} = " + "a+" * 200 + "1" for i in range(40)]  # about 10,000 characters of HTML each
+    first = highlight(cells[0])
+    for cell in cells[1:]:
+        highlight(cell)
+        highlight(cells[0])  # used again and again: never the least recently used
+        assert kept.chars <= 60_000
+    assert 0 < len(kept) < len(cells) and highlight(cells[0]) is first
+    assert kept.get(next(k for k in kept._kept if k[0] == cells[-1])) is not None  # the newest is kept
+    assert not any(k[0] == cells[1] for k in kept._kept)  # the oldest unused one is not
+    long_cell = "a+" * 2_000  # its HTML alone is over the bound of one cell
+    before = len(kept)
+    assert "a" in highlight(long_cell) and len(kept) == before and not any(k[0] == long_cell for k in kept._kept)
 
 
 ASSIGNMENT = "06_training_at_scale"
