@@ -84,7 +84,7 @@ def _run_batch(items, work, on_result, on_lost, jobs, initializer, initargs, con
                 running[pool.submit(work, item)] = item
             done, _ = wait(running, return_when=FIRST_COMPLETED)
             broken = False
-            for future in done:
+            for future in [f for f in running if f in done]:  # in the order given: `done` is a set
                 item = running.pop(future)
                 try:
                     result = future.result()

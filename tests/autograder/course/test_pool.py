@@ -49,3 +49,18 @@ def test_a_worker_has_its_next_item_before_this_process_takes_in_the_last_result
 
     run_contained([(tmp_path, "first"), (tmp_path, "second")], _mark_started, publish, print, jobs=1)
     assert seen == [True]
+
+
+def test_results_that_are_ready_together_are_taken_in_the_order_given(monkeypatch):
+    """A parent slow to look (a loaded machine) finds several results ready at once: it takes them in the order the
+    items were given, not in the order of a set of futures (the docstring's example once read ``[2, 1]``). Simulated
+    by a wait that returns only once everything running is done."""
+    import concurrent.futures
+
+    from autograder.course import pool
+
+    monkeypatch.setattr(pool, "wait", lambda futures, return_when: concurrent.futures.wait(futures))
+    taken: list[str] = []
+    items = [f"item{i:02d}" for i in range(40)]
+    run_contained(items, str.upper, lambda item, result: taken.append(result), print, jobs=3)
+    assert taken == [i.upper() for i in items]
