@@ -369,17 +369,24 @@ setting, cell and the code it reaches (:func:`reach`): the same code on the same
 06's measured cells (seconds each) run once per distinct code instead of once per notebook."""
 
 
-def run_in_process(submission: Submission, own_only: bool = False) -> list[Cell]:
+def run_in_process(
+    submission: Submission, own_only: bool = False, measured: dict[str, Cell] | None = None
+) -> list[Cell]:
     """Execute the given code, the answers and the source test cells in notebook order, in one namespace.
 
     ``own_only``: run only the test cells of the mutant's function (of every variant's, when there is no mutant).
     The cells of the submission's own functions always run; any other cell's outcome is the one its code gave in
     an earlier submission, where that code (:func:`reach`) and the setting are the same (:data:`_CELLS`).
+    ``measured``: outcomes of this submission's measured cells (:func:`measured_cells`, by grade id) already judged
+    on the same inputs, taken instead of measuring them again (:func:`run_matrix`'s fixed cases alone).
     """
     own = _own(submission)
     tests = {t.grade_id: t for t in graded_cells(submission.assignment) if not own_only or t.function in own}
     out = []
     for test, namespace in _walk(submission, tests):
+        if measured and test.grade_id in measured:
+            out.append(measured[test.grade_id])
+            continue
         key = None
         if test.function not in own:
             key = (submission.assignment, test.grade_id, cases.SEED, cases.FIXED_ONLY, reach(submission, test))
@@ -900,11 +907,23 @@ class Matrix:
         return not any(self.problems.values())
 
 
+def _measured_before(submission: Submission) -> dict[str, Cell] | None:
+    """With the fixed cases alone (:data:`FIXED`): the submission's measured cells as :func:`judged_in_process` gave
+    them under the same seed, if this process has judged it. A measured part's input is drawn from the seed, never
+    a generated case that the fixed setting drops (06's speed and memory inputs), so these cells ran the same code
+    on the same input there, twice (``cells`` and ``again``): measuring them a third time adds seconds, not a rule.
+    Else ``None`` (measured here)."""
+    judged = _JUDGED.get((submission.student, cases.SEED, False)) if cases.FIXED_ONLY else None
+    return {c.grade_id: c for c in judged.cells if c.grade_id in measured_cells()} if judged else None
+
+
 def run_matrix(settings: Iterable[str | int], only: Iterable[str] | None = None) -> Matrix:
     """Judge every submission in process under each setting (a seed, or :data:`FIXED`) and hold the rules.
 
     Under the public seed (``cases.PUBLIC_SEED``) the judgements are the per-notebook tests' own
     (:func:`judged_in_process`, once per process): the same cells and hidden checks, not judged a second time.
+    With the fixed cases alone, the measured cells are theirs too where this process has them
+    (:func:`_measured_before`).
     """
     names = [str(s) for s in settings]
     subs = submissions(only)
@@ -917,7 +936,7 @@ def run_matrix(settings: Iterable[str | int], only: Iterable[str] | None = None)
                 graded = {student: j.cells for student, j in judged.items()}
                 hidden = {s.student: judged[s.student].hidden for s in subs if s.mutant}
             else:
-                graded = {s.student: run_in_process(s) for s in subs}
+                graded = {s.student: run_in_process(s, measured=_measured_before(s)) for s in subs}
                 hidden = {s.student: hidden_failures(s, judged=graded[s.student]) for s in subs if s.mutant}
             table_rows, broken = verdicts(subs, graded, hidden=hidden)
         problems[name] = broken

@@ -7,7 +7,7 @@ and the layout are described in :mod:`tests.mutants.harness`.
 
 import pytest
 
-from autograder.checks import cases
+from autograder.checks import a06, cases
 
 from . import harness
 
@@ -82,11 +82,31 @@ def test_message_rule():
     assert harness.message_problem("ValueError: max() arg is an empty sequence", None) is not None
 
 
+@pytest.mark.xdist_group(harness.IN_PROCESS_GROUP)  # after the per-notebook tests: their measured cells are reused
 def test_the_fixed_cases_alone_kill_every_mutant_and_fail_no_correct_answer():
     """Every rule the notebooks state is a fixed case: with every generated input dropped, nothing changes."""
     matrix = harness.run_matrix([harness.FIXED])
     assert matrix.ok, matrix.text()
     assert all(lost[harness.FIXED] > 0 for v, lost in matrix.rows.items() if v.kind == "mutant")
+
+
+@pytest.mark.xdist_group(harness.IN_PROCESS_GROUP)  # the per-notebook test of this notebook judged it already
+def test_with_the_fixed_cases_alone_a_measured_cell_is_the_public_seeds_on_the_same_input():
+    """The harness itself: dropping the generated cases leaves a measured part's input as it is (drawn from the
+    seed), so the fixed setting takes the public seed's measured cells instead of measuring them a third time."""
+    (sub,) = harness.submissions(["m-encode_iterable-returns-a-list"])
+    judged = harness.judged_in_process(sub)
+    public_inputs = [repr(a06._speed_input()), repr(a06._memory_input())]
+    with harness.setting(harness.FIXED):
+        assert [repr(a06._speed_input()), repr(a06._memory_input())] == public_inputs
+        reused = harness._measured_before(sub)
+        cells = harness.run_in_process(sub, own_only=True, measured=reused)
+    measured = [c for c in judged.cells if c.grade_id in harness.measured_cells()]
+    assert measured and reused == {c.grade_id: c for c in measured}
+    (memory,) = [c for c in cells if c.grade_id == "test_encode_iterable_memory"]
+    assert memory is reused["test_encode_iterable_memory"] and memory.message.startswith(harness.HIDDEN)
+    with harness.setting(7):
+        assert harness._measured_before(sub) is None  # another seed draws other inputs: measured there
 
 
 def test_a_setting_changes_the_generated_inputs_and_restores_them():
