@@ -911,8 +911,8 @@ def _measured_before(submission: Submission) -> dict[str, Cell] | None:
     """With the fixed cases alone (:data:`FIXED`): the submission's measured cells as :func:`judged_in_process` gave
     them under the same seed, if this process has judged it. A measured part's input is drawn from the seed, never
     a generated case that the fixed setting drops (06's speed and memory inputs), so these cells ran the same code
-    on the same input there, twice (``cells`` and ``again``): measuring them a third time adds seconds, not a rule.
-    Else ``None`` (measured here)."""
+    on the same input there (the submission's own ones twice, ``cells`` and ``again``): measuring them again adds
+    seconds, not a rule. Else ``None`` (measured here)."""
     judged = _JUDGED.get((submission.student, cases.SEED, False)) if cases.FIXED_ONLY else None
     return {c.grade_id: c for c in judged.cells if c.grade_id in measured_cells()} if judged else None
 

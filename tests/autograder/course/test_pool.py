@@ -1,8 +1,10 @@
 """A dead grading worker costs only what it was grading; that is graded again, and a repeat killer is named."""
 
+import concurrent.futures
 import os
 import time
 
+from autograder.course import pool
 from autograder.course.pool import run_contained
 
 
@@ -55,10 +57,6 @@ def test_results_that_are_ready_together_are_taken_in_the_order_given(monkeypatc
     """A parent slow to look (a loaded machine) finds several results ready at once: it takes them in the order the
     items were given, not in the order of a set of futures (the docstring's example once read ``[2, 1]``). Simulated
     by a wait that returns only once everything running is done."""
-    import concurrent.futures
-
-    from autograder.course import pool
-
     monkeypatch.setattr(pool, "wait", lambda futures, return_when: concurrent.futures.wait(futures))
     taken: list[str] = []
     items = [f"item{i:02d}" for i in range(40)]
