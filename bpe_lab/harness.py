@@ -551,7 +551,9 @@ def run_cases(
 
     Args:
         name: the function's name as the learner knows it (used in the message).
-        fn: the learner's function.
+        fn: the learner's function. One that runs in another process and has a ``prefetch(calls)`` method (the
+            judge's and the self-check's remote functions) is told every call first, with the very argument
+            objects, so that it can make them in fewer exchanges; it answers each call as it comes, as before.
         cases: the inputs; they are sorted by ``size`` then by ``repr`` so the first failure is the smallest.
         expected_of: the reference function; called on a deep copy of the same arguments.
         judge: ``judge(returned, expected, args)`` returns ``None`` when the answer is right, else a short
@@ -570,9 +572,14 @@ def run_cases(
     earlier = timed_out_before(fn)
     if earlier is not None:  # out of time before, in this notebook: not called again
         raise fail(earlier[0], earlier[1], timeout_reason(time_limit, True), shown=True)
-    for case in ordered:
+    prefetch = getattr(fn, "prefetch", None)  # a function in another process: the calls planned, fewer exchanges
+    givens = None
+    if callable(prefetch):
+        givens = [fresh_copy(case.args) for case in ordered]
+        prefetch(givens)
+    for index, case in enumerate(ordered):
         expected = expected_of(*fresh_copy(case.args))
-        given = fresh_copy(case.args)
+        given = givens[index] if givens is not None else fresh_copy(case.args)
         outcome = call(fn, given, time_limit, name=name, expected=expected)
         failure = verdict(name, case.args, given, outcome, expected, judge, case.note, time_limit, check_mutation)
         if failure is not None:
@@ -771,6 +778,8 @@ def value_error_as_value(fn: Callable[..., Any]) -> Callable[..., Any]:
     # a timeout is recorded for the learner's function itself, so that the next check does not call it again
     wrapped._session = getattr(fn, "_session", None) or fn  # type: ignore[attr-defined]
     wrapped.__name__ = str(getattr(fn, "__name__", "decode_bytes"))
+    if callable(getattr(fn, "prefetch", None)):  # the same calls reach fn: its plan holds
+        wrapped.prefetch = fn.prefetch  # type: ignore[attr-defined]
     return wrapped
 
 
@@ -845,6 +854,8 @@ def with_files(fn: Callable[..., Any]) -> Callable[..., Any]:
 
     wrapped._session = getattr(fn, "_session", None) or fn  # type: ignore[attr-defined]
     wrapped.__name__ = str(getattr(fn, "__name__", "chunk_counts_file"))
+    if _runs_remotely(fn) and callable(getattr(fn, "prefetch", None)):  # the same calls reach fn: its plan holds
+        wrapped.prefetch = fn.prefetch  # type: ignore[attr-defined]
     return wrapped
 
 

@@ -34,7 +34,6 @@ from .harness import (
     format_call,
     judge_for,
     make_judge,
-    ordered_cases,
     run_cases,
     show,
     verdict,
@@ -283,10 +282,6 @@ def _run_part(name: str, fn: Callable[..., Any], part: expected.PublicPart, name
 
     def expected_of(*args: Any, _answers: dict[str, Any] = part.answers) -> Any:
         return _answers[repr(args)]  # read only: the judges compare, and the learner's function never sees it
-
-    prefetch = getattr(fn, "prefetch", None)
-    if callable(prefetch):  # a function in another process: every case in one exchange
-        prefetch([c.args for c in ordered_cases(part.cases)])
 
     return run_cases(name, learner, part.cases, expected_of, judge)
 

@@ -160,9 +160,9 @@ def _sync(target: Any, after: Any) -> None:
 class _Watch:
     """The limits of one request, checked each time the grader wakes up while it waits (see :meth:`Worker.request`)."""
 
-    def __init__(self, limit: TimeLimit, cpu_seconds: Callable[[], float]) -> None:
+    def __init__(self, limit: TimeLimit, cpu_seconds: Callable[[], float], start_cpu: float | None = None) -> None:
         self.limit, self.cpu_seconds = limit, cpu_seconds
-        self.start_cpu = cpu_seconds() if limit.cpu > 0 else 0.0
+        self.start_cpu = (cpu_seconds() if start_cpu is None else start_cpu) if limit.cpu > 0 else 0.0
         self.deadline = time.monotonic() + limit.wall if limit.wall > 0 else None
 
     def wait(self) -> float:
@@ -203,18 +203,27 @@ class Worker:
         os.set_blocking(self.stdin.fileno(), False)
         self._buffer = bytearray()
 
-    def request(self, message: dict, limit: TimeLimit, cpu_seconds: Callable[[], float]) -> dict:
-        """Send ``message`` and wait for the reply while the worker uses at most ``limit.cpu`` seconds of CPU time
-        (``cpu_seconds()``: the worker's CPU so far, its processes and threads together, read every
-        :data:`POLL_SECONDS`) and at most ``limit.wall`` seconds pass (``0``: no such limit).
+    def request(self, message: dict, watch: _Watch) -> dict:
+        """Send ``message`` and wait for the reply while the worker uses at most ``watch.limit.cpu`` seconds of CPU
+        time (``watch.cpu_seconds()``: the worker's CPU so far, its processes and threads together, read every
+        :data:`POLL_SECONDS` while the grader waits) and at most ``watch.limit.wall`` seconds pass (``0``: no such
+        limit).
 
         Raises:
             bpe_lab.harness.CallTimeout: past a limit (``kind`` says which). ProcessDied: the worker is gone.
             ValueError: a reply that is not a JSON object or is larger than :data:`MAX_REPLY_BYTES`.
         """
-        watch = _Watch(limit, cpu_seconds)
+        self.send(message, watch)
+        return self.receive(lambda: watch)
+
+    def send(self, message: dict, watch: _Watch) -> None:
+        """Write ``message`` as one line, within ``watch``'s limits (a worker that reads nothing blocks a long one).
+
+        Raises:
+            bpe_lab.harness.CallTimeout, ProcessDied: as :meth:`request`.
+        """
         data = (json.dumps(message) + "\n").encode("utf-8")
-        out, inp = self.stdin.fileno(), self.stdout.fileno()
+        out = self.stdin.fileno()
         while data:
             if not select.select([], [out], [], watch.wait())[1]:
                 watch.waited()
@@ -223,8 +232,21 @@ class Worker:
                 data = data[os.write(out, data) :]
             except (BrokenPipeError, ConnectionResetError):
                 raise ProcessDied("the process running the code stopped") from None
+
+    def receive(self, watch_from: Callable[[], _Watch]) -> dict:
+        """The next reply. A reply the worker has written already is taken at once; only if the grader has to wait
+        is ``watch_from()`` asked for the limits of the wait (so a reply that was ready costs no reading of the
+        worker's CPU time).
+
+        Raises:
+            bpe_lab.harness.CallTimeout, ProcessDied, ValueError: as :meth:`request`.
+        """
+        watch: _Watch | None = None
+        inp = self.stdout.fileno()
         while b"\n" not in self._buffer:
-            if not select.select([inp], [], [], watch.wait())[0]:
+            if watch is None and not select.select([inp], [], [], 0)[0]:
+                watch = watch_from()
+            if watch is not None and not select.select([inp], [], [], watch.wait())[0]:
                 watch.waited()
                 continue
             chunk = os.read(inp, 1 << 16)
@@ -292,8 +314,12 @@ class Session:
         self.worker: Worker | None = None
         self.cgroup: Cgroup | None = None  # every process of the worker, when the machine allows it
         self.meter = CpuMeter(lambda: self.cgroup, lambda: self.worker.process.pid if self.worker else None)
+        self._owed = 0  # replies to a batch of calls (RemoteFunction.prefetch) that the worker writes, not yet read
+        self._owed_limit = self.call_limit  # the limits of each of those calls
+        self._owed_to: _Batch | None = None  # the batch they answer
 
     def close(self) -> None:
+        self._forget_batch()
         if self.worker is not None:
             self.worker.kill()
             self.worker = None
@@ -308,38 +334,47 @@ class Session:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def _limit(self, wanted: TimeLimit) -> TimeLimit:
-        """``wanted``, cut to what is left of the notebook's budget; :class:`OutOfTime` when nothing is."""
+    def _watch(self, wanted: TimeLimit) -> _Watch:
+        """The limits of a wait: ``wanted``, cut to what is left of the notebook's budget (one reading of the
+        worker's CPU time for both); :class:`OutOfTime` when nothing is left."""
         notebook = self.notebook_limit
-        cpu_left = notebook.cpu - self.meter.seconds() if notebook.cpu > 0 else math.inf
+        used = self.meter.seconds() if notebook.cpu > 0 or wanted.cpu > 0 else 0.0
+        cpu_left = notebook.cpu - used if notebook.cpu > 0 else math.inf
         wall_left = notebook.wall - (time.monotonic() - self.started) if notebook.wall > 0 else math.inf
         for kind, left in (("cpu", cpu_left), ("wall", wall_left)):
             if left <= 0:
                 raise self._out_of_time(kind)
         cpu = min(wanted.cpu if wanted.cpu > 0 else math.inf, cpu_left)
         wall = min(wanted.wall if wanted.wall > 0 else math.inf, wall_left)
-        return TimeLimit(0.0 if cpu == math.inf else cpu, 0.0 if wall == math.inf else wall)
+        limit = TimeLimit(0.0 if cpu == math.inf else cpu, 0.0 if wall == math.inf else wall)
+        return _Watch(limit, self.meter.seconds, used)
 
     def _out_of_time(self, kind: str) -> OutOfTime:
         seconds = self.notebook_limit.cpu if kind == "cpu" else self.notebook_limit.wall
         return OutOfTime(f"the notebook used up its {seconds:g} s of {'CPU' if kind == 'cpu' else 'wall'} time")
 
     def _request(self, message: dict, wanted: TimeLimit) -> dict:
-        """Send ``message`` under ``wanted`` (and the notebook's budget), starting the worker if need be.
+        """Send ``message`` under ``wanted`` (and the notebook's budget), starting the worker if need be, once the
+        replies still owed to a batch of calls are read and dropped.
 
         Raises:
             CallTimeout: past ``wanted`` (its own seconds). OutOfTime: past the notebook's budget. ProcessDied,
             ValueError: see :meth:`Worker.request`.
         """
+        self._drain()
+        return self._guarded(lambda worker: worker.request(message, self._watch(wanted)), wanted)
+
+    def _guarded(self, action: Callable[[Worker], dict], wanted: TimeLimit) -> dict:
+        """``action`` on the worker (started, with the cells so far, if need be); the worker is killed, and the
+        replies it owed forgotten, when ``action`` raises (see :meth:`_request`)."""
         try:
             if self.worker is None:
                 self.worker = Worker(self.command, self.workdir)
                 for cell in self.loaded:  # silently, as before
-                    self.worker.request(
-                        {"op": "run", "cells": [cell]}, self._limit(self.cell_limit), self.meter.seconds
-                    )
-            return self.worker.request(message, self._limit(wanted), self.meter.seconds)
+                    self.worker.request({"op": "run", "cells": [cell]}, self._watch(self.cell_limit))
+            return action(self.worker)
         except BaseException as exc:  # a timeout, a death, a garbled reply, or a check's signal: start afresh
+            self._forget_batch()
             if self.worker is not None:
                 self.meter.seconds()  # what it used, kept when no cgroup counts it
                 self.worker.kill()
@@ -352,6 +387,65 @@ class Session:
                     raise self._out_of_time(exc.kind) from None
                 raise CallTimeout(exc.kind, own) from None
             raise
+
+    def _forget_batch(self) -> None:
+        self._owed, self._owed_to = 0, None
+
+    def _drain(self) -> None:
+        """Read and drop the replies the worker still owes to a batch of calls, each call under its limits: the
+        worker makes every call of a batch (so the calls that ran never depend on timing); one past its limits
+        is stopped as any call is, and the worker started afresh for what comes next."""
+        while self._owed > 0:
+            try:
+                self._next_reply()
+            except (CallTimeout, ProcessDied, ValueError):
+                return  # the worker was killed, and the batch forgotten: the next request starts a new one
+
+    def _next_reply(self) -> dict:
+        """The worker's next reply to the batch of calls it is making, under that batch's limits per call."""
+        wanted = self._owed_limit
+        reply = self._guarded(lambda worker: worker.receive(lambda: self._watch(wanted)), wanted)
+        self._owed -= 1
+        if self._owed == 0:
+            self._owed_to = None
+        return reply
+
+    def batched_call(self, batch: _Batch, args: tuple, limit: TimeLimit | None) -> Any:
+        """``batch``'s next call, ``args`` being the arguments it planned for that call: its answer from the worker,
+        which makes the batch's calls a chunk at a time (:meth:`RemoteFunction.prefetch`). A batch the worker no
+        longer owes replies to (it was killed, or another request came between) is given up: the call is made on
+        its own, as :meth:`call` makes it.
+
+        Raises:
+            As :meth:`call`.
+        """
+        wanted = limit or self.call_limit
+        if batch.sent == batch.made:  # every answer so far read: the next chunk
+            self._drain()
+            chunk = batch.next_chunk()
+            if not chunk:  # its arguments cannot be sent: the call on its own says so
+                batch.give_up()
+                return self.call(batch.name, args, {}, limit)
+            message = {"op": "calls", "name": batch.name, "calls": chunk}
+
+            def send(worker: Worker) -> dict:
+                worker.send(message, self._watch(wanted))
+                return {}
+
+            self._guarded(send, wanted)
+            self._owed, self._owed_limit, self._owed_to = len(chunk), wanted, batch
+        elif self._owed_to is not batch or self._owed_limit != wanted:
+            batch.give_up()
+            return self.call(batch.name, args, {}, limit)
+        sent = batch.packed[batch.made]
+        batch.made += 1
+        try:
+            reply = self._next_reply()
+        except CallTimeout as exc:
+            raise CallTimeout(exc.kind, exc.seconds, batch.name) from None
+        except ValueError as exc:
+            raise StudentError(f"{batch.name} sent back an answer that cannot be read ({exc})") from None
+        return self._answer(batch.name, args, sent, reply)
 
     def run(self, cell_id: str, source: str) -> str:
         """Run one cell of the submission (magics do nothing); returns ``""`` or ``"Type: message"`` of what it
@@ -410,6 +504,11 @@ class Session:
             raise CallTimeout(exc.kind, exc.seconds, name) from None
         except ValueError as exc:
             raise StudentError(f"{name} sent back an answer that cannot be read ({exc})") from None
+        return self._answer(name, args, sent, reply)
+
+    def _answer(self, name: str, args: tuple, sent: list, reply: dict) -> Any:
+        """What a call of ``name`` returns in the grader for the worker's ``reply`` (``sent``: ``args`` packed): the
+        value, the argument it returned itself, or its exception raised here; a mutation made to ``args`` too."""
         if "raised" in reply:
             raise student_exception(reply["raised"] if isinstance(reply["raised"], dict) else {})
         if "unreadable" in reply:
@@ -569,6 +668,46 @@ def _opaque(info: Any) -> Opaque:
     return _named(Opaque, str(info.get("type", "object"))[:80])(str(info.get("repr", "<object>"))[:200])
 
 
+MAX_CHUNK = 64
+"""The most calls of a batch (:meth:`RemoteFunction.prefetch`) sent to the worker in one request."""
+
+
+class _Batch:
+    """The calls a check plans to make of one function (:meth:`RemoteFunction.prefetch`), and how far they went."""
+
+    def __init__(self, name: str, calls: list[tuple]) -> None:
+        self.name, self.calls = name, calls
+        self.packed: list[list[Any]] = []  # the calls sent to the worker so far, packed
+        self.made = 0  # the calls answered so far
+        self.given_up = False
+
+    @property
+    def sent(self) -> int:
+        return len(self.packed)
+
+    def is_next(self, args: tuple) -> bool:
+        """``args`` are the very objects planned for the next call."""
+        if self.given_up or self.made >= len(self.calls):
+            return False
+        planned = self.calls[self.made]
+        return len(planned) == len(args) and all(a is b for a, b in zip(planned, args))
+
+    def next_chunk(self) -> list[list[Any]]:
+        """The next calls to send, packed: as many as were sent before (at least one, at most :data:`MAX_CHUNK`),
+        up to the first whose arguments cannot be sent."""
+        chunk = []
+        for args in self.calls[self.sent : self.sent + min(MAX_CHUNK, max(1, self.sent))]:
+            try:
+                chunk.append([pack(a) for a in args])
+            except Unreadable:
+                break
+        self.packed += chunk
+        return chunk
+
+    def give_up(self) -> None:
+        self.given_up = True
+
+
 class RemoteFunction:
     """Stands in the grader for a function of the submission: calling it calls the real one in the worker.
 
@@ -587,8 +726,31 @@ class RemoteFunction:
 
     def __init__(self, session: Session, name: str) -> None:
         self._session, self.__name__ = session, name
+        self._batch: _Batch | None = None
+
+    def prefetch(self, calls: Iterable[tuple]) -> None:
+        """Plan the calls about to be made, in this order and with these very argument objects (left unchanged until
+        each is made): the worker then makes them a chunk at a time, one request for many calls, and writes a reply
+        for each as it ends, so that each call keeps its own limits (:meth:`Session.batched_call`). Chunks grow
+        1, 1, 2, 4... up to :data:`MAX_CHUNK` calls, so a check that stops at its first wrong answer has made at
+        most as many calls again as it read, always the same ones. Any other call ends the plan.
+
+        Example:
+            >>> cases = [([1, 2],), ([3],)]
+            >>> double.prefetch(cases)  # doctest: +SKIP
+            >>> [double(*args) for args in cases]  # two calls, one request  # doctest: +SKIP
+            [[1, 2, 1, 2], [3, 3]]
+        """
+        self._batch = _Batch(self.__name__, list(calls))
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        batch = self._batch
+        if batch is not None:
+            if not kwargs and batch.is_next(args):
+                if batch.made + 1 >= len(batch.calls):
+                    self._batch = None  # its last call: the plan's arguments are not kept
+                return self._session.batched_call(batch, args, active_limit())
+            self._batch = None
         return self._session.call(self.__name__, args, kwargs, active_limit())  # a check's limit, if one runs it
 
     def __repr__(self) -> str:

@@ -21,6 +21,10 @@ Requests (``op``) and replies:
   (``alias`` is the index of the argument the function returned itself, else ``null``; ``args_after`` each argument
   as the call left it, ``null`` where it is as it came), or ``{"raised":
   {"type", "message"}}``, or ``{"unreadable": {"type", "repr"}}`` when the value is not plain data.
+* ``calls`` ``{"name", "calls": [args, ...]}`` makes those calls in turn, each as ``call`` does (no keyword
+  arguments), and writes each one's reply on its own line as soon as the call ends: every call of the batch is made,
+  whatever an earlier one gave, so which calls ran never depends on how fast the grader reads
+  (:meth:`autograder.isolation.judge.RemoteFunction.prefetch`).
 
 Only the standard library is used (values travel in :mod:`bpe_lab.codec`, files and streams are made by
 :mod:`bpe_lab.probes`; :data:`autograder.isolation.judge.WORKER_SOURCE` puts their texts in place of their import
@@ -115,6 +119,31 @@ def _ran_out_of_time(name):
     return stand_in
 
 
+def called(fn, sent_args, sent_kwargs, collect):
+    """The reply to a call of ``fn`` on the packed ``sent_args`` and ``sent_kwargs`` (see ``call`` above);
+    ``collect`` false: the cyclic garbage collector off during the call (a timed call: the function alone)."""
+    args = materialized([unpack(a) for a in sent_args])
+    kwargs = {k: unpack(v) for k, v in sent_kwargs.items()}
+    paused = collect is False and gc.isenabled()
+    if paused:
+        gc.disable()
+    try:
+        value = fn(*args, **kwargs)
+    except BaseException as exc:  # reported; the grader decides what it means
+        return {"raised": error_text(exc)}
+    finally:
+        if paused:
+            gc.enable()
+    alias = next((i for i, a in enumerate(args) if value is a), None)
+    try:
+        answer = {"value": None if alias is not None else pack(value), "alias": alias}
+        after = [pack(a) for a in args]  # null for an argument as it came (most): a short reply
+        answer["args_after"] = [None if a == b else a for a, b in zip(after, sent_args)]
+    except BaseException:
+        return {"unreadable": describe(value)}
+    return answer
+
+
 def main():
     requests = os.fdopen(os.dup(0), "r", encoding="utf-8")
     replies = os.fdopen(os.dup(1), "w", encoding="utf-8")
@@ -181,28 +210,10 @@ def main():
                 continue
             reply({"value": pack(probe)})
         elif op == "call":
-            args = materialized([unpack(a) for a in request["args"]])
-            kwargs = {k: unpack(v) for k, v in request["kwargs"].items()}
-            paused = request.get("collect", True) is False and gc.isenabled()  # a timed call: the function alone
-            if paused:
-                gc.disable()
-            try:
-                value = namespace[request["name"]](*args, **kwargs)
-            except BaseException as exc:  # reported; the grader decides what it means
-                reply({"raised": error_text(exc)})
-                continue
-            finally:
-                if paused:
-                    gc.enable()
-            alias = next((i for i, a in enumerate(args) if value is a), None)
-            try:
-                answer = {"value": None if alias is not None else pack(value), "alias": alias}
-                after = [pack(a) for a in args]  # null for an argument as it came (most): a short reply
-                answer["args_after"] = [None if a == b else a for a, b in zip(after, request["args"])]
-            except BaseException:
-                reply({"unreadable": describe(value)})
-                continue
-            reply(answer)
+            reply(called(namespace[request["name"]], request["args"], request["kwargs"], request.get("collect", True)))
+        elif op == "calls":  # the cases of one check: one request, a reply a call (the grader times each)
+            for args in request["calls"]:
+                reply(called(namespace[request["name"]], args, {}, True))
         else:
             reply({"raised": {"type": "ProtocolError", "message": f"unknown op {op!r}"}})
 

@@ -182,8 +182,8 @@ def test_a_reply_carries_back_only_the_arguments_the_call_changed(monkeypatch):
     replies = []
     original = judge.Worker.request
 
-    def recorded(self, message, limit, cpu_seconds):
-        replies.append(original(self, message, limit, cpu_seconds))
+    def recorded(self, message, watch):
+        replies.append(original(self, message, watch))
         return replies[-1]
 
     monkeypatch.setattr(judge.Worker, "request", recorded)
@@ -457,3 +457,112 @@ def test_a_correct_function_starved_of_cpu_keeps_its_points_though_its_call_outl
             (error,) = run_test_cell(s, "from autograder.checks import check_merge\ncheck_merge(spin, time_limit=0.3)")
     assert error.ename == "CheckFailed"
     assert "returned: nothing: it used more than 0.3 s of CPU time (an endless loop?)" in error.evalue
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# a check's calls planned ahead (RemoteFunction.prefetch): fewer exchanges, the same answers, the same limits
+# ---------------------------------------------------------------------------------------------------------------
+
+PLANNED = """
+seen = []
+def grow(xs, n):
+    seen.append(n)
+    if n == 3:
+        raise KeyError(n)
+    if n == 4:
+        return xs
+    xs.append(n)
+    return len(xs)
+"""
+
+
+def counted_requests(monkeypatch):
+    from autograder.isolation import judge
+
+    ops = collections.Counter()
+    original = judge.Worker.send
+
+    def send(self, message, watch):
+        ops[message["op"]] += 1
+        return original(self, message, watch)
+
+    monkeypatch.setattr(judge.Worker, "send", send)
+    return ops
+
+
+def test_planned_calls_give_each_call_its_own_answer_in_fewer_requests(monkeypatch):
+    """The same values, exceptions, mutations and identity as calls made one by one; ten calls in five requests
+    (chunks of 1, 1, 2, 4, 2)."""
+    ops = counted_requests(monkeypatch)
+    with loaded(PLANNED) as s:
+        grow = s.lookup(["grow"])["grow"]
+        calls = [([0], n) for n in range(10)]
+        grow.prefetch(calls)
+        answers = []
+        for args in calls:
+            try:
+                answers.append(grow(*args))
+            except KeyError as error:
+                answers.append(f"KeyError {error}")
+        assert ops["calls"] == 5 and ops["call"] == 0
+        assert answers[:5] == [2, 2, 2, "KeyError 3", calls[4][0]] and answers[4] is calls[4][0]
+        assert [xs for xs, _ in calls] == [[0, 0], [0, 1], [0, 2], [0], [0], [0, 5], [0, 6], [0, 7], [0, 8], [0, 9]]
+        assert s.lookup(["seen"])["seen"] == list(range(10))
+
+
+def test_a_call_off_the_plan_is_made_on_its_own_once_the_planned_chunk_is_done(monkeypatch):
+    """An unplanned call (other arguments, or objects equal to the planned ones but not those) ends the plan: the
+    worker first finishes the chunk it was given, then makes that call alone."""
+    ops = counted_requests(monkeypatch)
+    with loaded(PLANNED) as s:
+        grow = s.lookup(["grow"])["grow"]
+        calls = [([0], n) for n in (10, 11, 12, 13)]
+        grow.prefetch(calls)
+        assert grow(*calls[0]) == 2 and grow(*calls[1]) == 2 and grow(*calls[2]) == 2  # chunks 1, 1, 2
+        assert grow([0], 13) == 2  # equal to the plan's fourth call, but not its objects
+        assert ops["calls"] == 3 and ops["call"] == 1
+        assert s.lookup(["seen"])["seen"] == [10, 11, 12, 13, 13]
+
+
+def test_a_check_that_stops_at_its_first_wrong_answer_made_the_same_calls_whatever_the_timing():
+    """The worker makes every call of the chunks it was sent, and only those: which calls ran depends on where the
+    first wrong answer is, never on how fast the grader judged."""
+    source = "seen = []\ndef double(x):\n    seen.append(x)\n    return 2 * x if x != 4 else -1"
+    cases = [harness.Case((n,), size=n) for n in range(20)]
+    made = []
+    for pause in (0.0, 0.05):
+
+        def judge(returned, expected, args, pause=pause):
+            time.sleep(pause)  # a slow grader: the worker runs ahead within its chunk meanwhile
+            return None if returned == expected else f"returned: {returned}"
+
+        with loaded(source) as s:
+            double = s.lookup(["double"])["double"]
+            with pytest.raises(harness.CheckFailed, match=r"double\(4\)"):
+                harness.run_cases("double", double, cases, lambda x: 2 * x, judge)
+            made.append(s.lookup(["seen"])["seen"])
+    assert made == [list(range(8))] * 2  # chunks 0 | 1 | 2 3 | 4 5 6 7: the last one made whole
+
+
+def test_each_planned_call_keeps_its_own_cpu_limit_and_a_loop_in_an_unread_reply_costs_one_limit():
+    """A planned call that loops is stopped at its own limit (not the chunk's), and the next call works; one that
+    loops after the check stopped reading is stopped at the same limit when its reply is drained."""
+    source = "def f(x):\n    while x == 6:\n        pass\n    return x if x != 5 else -1"
+    with loaded(source, call_timeout=30.0) as s:
+        f = s.lookup(["f"])["f"]
+        cases = [harness.Case((n,), size=n) for n in (0, 1, 2, 3, 4, 6, 7, 8)]
+        used = s.meter.seconds()
+        with pytest.raises(harness.CheckFailed, match=r"f\(6\)\n.*\n.*used more than 0.5 s of CPU"):
+            harness.run_cases("f", f, cases, lambda x: x, lambda r, e, a: None if r == e else "no", time_limit=0.5)
+        assert s.meter.seconds() - used < 5  # the worker's CPU time, whatever the machine's load: not 30 s
+        harness.forget_timeouts()
+        assert s.call("f", (1,), {}) == 1  # a new worker
+
+        f = s.lookup(["f"])["f"]
+        cases = [harness.Case((n,), size=n) for n in (0, 1, 2, 3, 5, 6, 7, 8)]  # wrong at 5; 6 loops in its chunk
+        with pytest.raises(harness.CheckFailed, match=r"f\(5\)"):
+            harness.run_cases("f", f, cases, lambda x: x, lambda r, e, a: None if r == e else "no", time_limit=0.5)
+        used = s.meter.seconds()
+        assert s.lookup(["f"])["f"]  # drains the chunk: f(6) is stopped at 0.5 s of CPU, the worker started afresh
+        assert s.meter.seconds() - used < 5
+        assert s.call("f", (2,), {}) == 2
