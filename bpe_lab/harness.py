@@ -24,6 +24,7 @@ it ran past). The judges that compare answers live here too, so that the noteboo
 
 from __future__ import annotations
 
+import collections.abc
 import contextlib
 import contextvars
 import copy
@@ -38,7 +39,7 @@ import warnings
 import weakref
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, overload
 
 from . import cputime
 
@@ -537,6 +538,38 @@ def ordered_cases(cases: Iterable[Case]) -> list[Case]:
     return sorted(unique.values(), key=lambda c: (c.size, repr(c.args)))
 
 
+class FreshCopies(collections.abc.Sequence):
+    """The arguments of each case, copied afresh (:func:`fresh_copy`) when first asked for and then kept: the calls a
+    check plans to make, of which it makes only those up to its first wrong answer.
+
+    Example:
+        >>> planned = FreshCopies([Case(([1, 2],)), Case(([3],))])
+        >>> planned[0], planned[0] is planned[0], len(planned), planned[1:]
+        (([1, 2],), True, 2, [([3],)])
+    """
+
+    def __init__(self, cases: Sequence[Case]) -> None:
+        self._cases = cases
+        self._copies: dict[int, tuple[Any, ...]] = {}
+
+    def __len__(self) -> int:
+        return len(self._cases)
+
+    @overload
+    def __getitem__(self, index: int) -> tuple[Any, ...]: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[tuple[Any, ...]]: ...
+
+    def __getitem__(self, index: int | slice) -> tuple[Any, ...] | list[tuple[Any, ...]]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        index = range(len(self))[index]  # an IndexError past the end, as a list's
+        if index not in self._copies:
+            self._copies[index] = fresh_copy(self._cases[index].args)
+        return self._copies[index]
+
+
 def run_cases(
     name: str,
     fn: Callable[..., Any],
@@ -575,7 +608,7 @@ def run_cases(
     prefetch = getattr(fn, "prefetch", None)  # a function in another process: the calls planned, fewer exchanges
     givens = None
     if callable(prefetch):
-        givens = [fresh_copy(case.args) for case in ordered]
+        givens = FreshCopies(ordered)
         prefetch(givens)
     for index, case in enumerate(ordered):
         expected = expected_of(*fresh_copy(case.args))

@@ -9,7 +9,8 @@ limited like the grading kernel), and each test cell runs in the grading process
 cell reads from the submission (``count_pairs``...) is a :class:`RemoteFunction`. A call sends its
 arguments to the worker and gets back plain data (numbers, strings, lists, tuples, dicts, sets), so the
 test cell's asserts and the hidden checks compare real values with :mod:`bpe_ref` in a process the
-student's code never touches.
+student's code never touches. A hidden check plans its calls ahead (:meth:`RemoteFunction.prefetch`): the worker
+gets them a chunk at a time and answers each as it ends, so each call keeps its own limits in fewer exchanges.
 
 :class:`autograder.preprocessors.judge_tests.JudgeTests` is the nbgrader preprocessor that puts this into
 ``autograde``: it runs after the kernel (which skips the test cells, see
@@ -37,7 +38,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -675,7 +676,7 @@ MAX_CHUNK = 64
 class _Batch:
     """The calls a check plans to make of one function (:meth:`RemoteFunction.prefetch`), and how far they went."""
 
-    def __init__(self, name: str, calls: list[tuple]) -> None:
+    def __init__(self, name: str, calls: Sequence[tuple]) -> None:
         self.name, self.calls = name, calls
         self.packed: list[list[Any]] = []  # the calls sent to the worker so far, packed
         self.made = 0  # the calls answered so far
@@ -741,7 +742,7 @@ class RemoteFunction:
             >>> [double(*args) for args in cases]  # two calls, one request  # doctest: +SKIP
             [[1, 2, 1, 2], [3, 3]]
         """
-        self._batch = _Batch(self.__name__, list(calls))
+        self._batch = _Batch(self.__name__, calls if isinstance(calls, Sequence) else list(calls))
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         batch = self._batch
