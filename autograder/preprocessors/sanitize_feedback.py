@@ -50,11 +50,13 @@ charts), nothing else: no script, not even the template's own (MathJax from a CD
 mathematics), no request to any server (an image of a submission cannot tell anyone the page was opened)."""
 WRAPPED_OUTPUTS = (
     "<style>.output_area pre, .jp-OutputArea-output pre "
-    "{ white-space: pre-wrap; word-break: normal; overflow-wrap: break-word; }</style>"
+    "{ white-space: pre-wrap; word-break: normal; overflow-wrap: break-word; } "
+    ".output_subarea, .jp-OutputArea-output { overflow-wrap: anywhere; min-width: 0; }</style>"
 )
 """The feedback page's one style of the course's: an output's long lines (a failed check's ``returned: ...``, which
 ends with the hint) wrap at the page's width, between words, instead of running off its right edge (nbgrader's
-feedback template, and nbconvert's own)."""
+feedback template, and nbconvert's own); a word longer than a line (a submission's HTML shown as text, with a
+script's base64 in it) is cut where the line ends, so no output widens the page."""
 _HEAD = re.compile(r"<head(?:\s[^>]*)?>", re.I)
 _HEAD_END = re.compile(r"</head\s*>", re.I)
 _CHARSET = re.compile(r"<meta\s+charset=[^>]*>", re.I)

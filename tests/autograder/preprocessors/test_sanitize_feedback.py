@@ -172,3 +172,48 @@ def test_a_long_message_wraps_at_the_page_s_width_in_chromium(graded_sample_clas
     assert box["scroll"] <= box["client"], box  # nothing runs off the right edge
     assert HINT in box["text"], box["text"]  # whole: wrapped between words, none cut in two
     assert box["rows"] > len(box["text"].splitlines()), box  # the long line took more than one row of the page
+
+
+@pytest.mark.needs("chromium")
+def test_an_output_with_a_word_longer_than_the_page_does_not_widen_it_in_chromium():
+    """A submission's HTML shown as text (its script escaped by the sanitiser) with a 12,000-character word in it, a
+    printed line and a value of the same: the page stays as wide as the window, on nbgrader's feedback template."""
+    import nbgrader
+    from playwright.sync_api import sync_playwright
+
+    word = "QUJD" * 3_000
+    html = f"<b>bold</b><script>eval(atob('{word}'))</script>"
+    nb = new_notebook(
+        cells=[
+            new_code_cell(
+                "show()",
+                outputs=[
+                    new_output("display_data", {"text/html": html}),
+                    new_output("stream", name="stdout", text=word + "\n"),
+                    new_output("execute_result", {"text/plain": repr(word)}, execution_count=1),
+                ],
+            )
+        ]
+    )
+    nb, _ = sanitize_feedback.SanitizeFeedback().preprocess(nb, {})
+    formgrader = Path(nbgrader.__file__).parent / "server_extensions" / "formgrader"
+    exporter = InertFeedbackExporter(  # as nbgrader's GenerateFeedback sets it up
+        template_name="feedback",
+        extra_template_basedirs=[str(formgrader / "templates")],
+        extra_template_paths=[str(formgrader / "static" / "node_modules" / "bootstrap" / "dist" / "css")],
+    )
+    grades = {"score": 0, "max_score": 1, "late_penalty": 0, "student": "s", "assignment": "a", "notebook": "n",
+              "timestamp": "now"}  # fmt: skip
+    page_html, _ = exporter.from_notebook_node(nb, {"nbgrader": grades})
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=needs.chromium(), args=CHROMIUM_ARGS, headless=True)
+        try:
+            page = browser.new_page(viewport={"width": 1000, "height": 800})
+            page.set_content(page_html)
+            widths = page.evaluate(
+                "() => ({page: document.documentElement.scrollWidth, window: document.documentElement.clientWidth,"
+                " shown: document.body.innerText.includes('QUJDQUJD')})"
+            )
+        finally:
+            browser.close()
+    assert widths["shown"] and widths["page"] <= widths["window"], widths
