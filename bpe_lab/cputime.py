@@ -35,7 +35,9 @@ class limited:  # noqa: N801 - used as a function: ``with limited(cpu, wall, rai
 
     Leaving the block disarms the timer whatever happens meanwhile: a tick that arrives while the block is being
     left (on a loaded machine the process may be descheduled for many ticks right there) does nothing, so a second
-    stop never escapes from the exit and leaves a timer raising in whatever code runs next.
+    stop never escapes from the exit and leaves a timer raising in whatever code runs next; a stop that comes as the
+    timer starts disarms it before it leaves ``__enter__``. Enter the block directly with ``with``: a stop raised
+    between ``__enter__`` and the block (in a generator-based context manager around it) would skip ``__exit__``.
 
     Example:
         >>> def spin():
@@ -64,8 +66,13 @@ class limited:  # noqa: N801 - used as a function: ``with limited(cpu, wall, rai
         tick = min(TICK, *(seconds / 4 for _, seconds in limits))
         self._previous = signal.signal(signal.SIGALRM, self._look)
         self._armed = True
-        signal.setitimer(signal.ITIMER_REAL, tick, tick)
-        return True
+        try:  # a tick handled as the timer starts (the process was descheduled, or collected its garbage, meanwhile)
+            # raises here, before the block is entered: its __exit__ would never run, and the timer go on raising
+            signal.setitimer(signal.ITIMER_REAL, tick, tick)
+            return True
+        except BaseException:
+            self.__exit__()
+            raise
 
     def __exit__(self, *exc: object) -> None:
         # A tick that lands here, or in what this calls, does nothing (_leaving); once _armed is off, none does.

@@ -37,7 +37,7 @@ import re
 import sys
 import warnings
 import weakref
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, overload
 
@@ -239,24 +239,6 @@ class Case:
     size: int = field(default=0, compare=False)
 
 
-@contextlib.contextmanager
-def _time_limit(limit: TimeLimit) -> Iterator[None]:
-    """Raise :class:`CallTimeout` in the running code once this process has used ``limit.cpu`` more seconds of CPU
-    time (all its threads) or ``limit.wall`` seconds have passed (:func:`bpe_lab.cputime.limited`: the main thread
-    on a POSIX system; elsewhere no limit). Inside another limited call the outer limit holds and no timer is set.
-    :func:`active_limit` gives the limit meanwhile."""
-    outer = _ACTIVE.get()
-    token = _ACTIVE.set(limit if outer is None else outer)
-    try:
-        if outer is not None:
-            yield
-        else:
-            with cputime.limited(limit.cpu, limit.wall, CallTimeout):
-                yield
-    finally:
-        _ACTIVE.reset(token)
-
-
 class _Sink(io.TextIOBase):
     """A write-only stream that keeps nothing (a learner may print a lot)."""
 
@@ -369,8 +351,18 @@ def _call(fn: Callable[..., Any], args: Sequence[Any], limit: TimeLimit) -> Outc
             warnings.catch_warnings(),
         ):
             warnings.simplefilter("ignore")
-            with _time_limit(limit):
-                return Outcome(value=fn(*args))
+            outer = _ACTIVE.get()  # inside another limited call the outer limit holds, and no timer is set
+            token = _ACTIVE.set(limit if outer is None else outer)  # active_limit() meanwhile
+            try:
+                if outer is not None:
+                    return Outcome(value=fn(*args))
+                # this process's CPU time (all its threads) and the wall clock, by bpe_lab.cputime.limited (the main
+                # thread on a POSIX system; elsewhere no limit), entered here directly: no code between its timer's
+                # start and the call where a stop could skip its exit
+                with cputime.limited(limit.cpu, limit.wall, CallTimeout):
+                    return Outcome(value=fn(*args))
+            finally:
+                _ACTIVE.reset(token)
     except CallTimeout as timeout:  # here, or in the process where a remote function runs
         return Outcome(timeout=timeout)
     except RecursionError as exc:

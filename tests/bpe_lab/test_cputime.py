@@ -57,3 +57,29 @@ def test_a_tick_that_lands_while_the_block_is_left_does_nothing_and_nothing_is_l
         handler = signal.signal(signal.SIGALRM, previous)
     assert armed == (0.0, 0.0)
     assert handler is previous
+
+
+def test_a_stop_that_comes_as_the_timer_starts_leaves_nothing_armed(monkeypatch):
+    # The process is descheduled (or collects its garbage) just as the timer starts, past the limit already: the
+    # first tick is handled before __enter__ returns. Raised there, the block was never entered, its __exit__ never
+    # ran, and the timer went on raising in whatever ran next (once in pytest's own report of a test).
+    real = signal.setitimer
+    previous = signal.getsignal(signal.SIGALRM)
+
+    def late_start(which, seconds, interval=0.0):
+        result = real(which, seconds, interval)
+        if seconds > 0:
+            tick = signal.getsignal(signal.SIGALRM)
+            tick.__self__._start["cpu"] -= 10.0  # the CPU time spent while descheduled
+            tick(signal.SIGALRM, None)  # and the tick handled as the start returns
+        return result
+
+    monkeypatch.setattr(signal, "setitimer", late_start)
+    entered = False
+    try:
+        with pytest.raises(Stopped, match="cpu"), cputime.limited(0.5, 0, lambda kind, seconds: Stopped(kind)):
+            entered = True
+    finally:
+        armed = real(signal.ITIMER_REAL, 0)
+        handler = signal.signal(signal.SIGALRM, previous)
+    assert not entered and armed == (0.0, 0.0) and handler is previous
