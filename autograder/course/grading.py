@@ -34,6 +34,7 @@ from .gradebook import (
     final_grades,
     final_score,
     quiet_submission_cascade,
+    scratch_url,
     set_due_dates,
     upsert_submission,
 )
@@ -333,7 +334,8 @@ class _Grader:
         gradebook = live_gradebook(workspace.path)
         gradebook.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(self.out / "template" / "gradebook.db", gradebook)
-        workspace = Workspace(self.course_root, workspace.path, workspace.overrides, f"sqlite:///{gradebook}")
+        scratch = scratch_url(gradebook)  # not synced to disk: deleted once published
+        workspace = Workspace(self.course_root, workspace.path, workspace.overrides, scratch)
         with _gradebook_of(api, workspace.db_url), quiet_submission_cascade():
             graded = api.autograde(submission.assignment, submission.student, force=True, create=True)
         if not graded["success"]:

@@ -151,3 +151,30 @@ def test_a_reused_engine_reads_the_file_now_at_its_path_even_with_a_gradebook_le
         assert [s.id for s in book.students] == ["ada"]
     with Gradebook(url) as book:
         assert [s.id for s in book.students] == ["bob"]
+
+
+def test_a_scratch_gradebook_writes_without_syncing_and_the_course_gradebook_with_sqlites_defaults(
+    tmp_path, monkeypatch
+):
+    """A slot's scratch gradebook (deleted once published) does not wait for the disk at each of nbgrader's
+    commits; the course's gradebook, which keeps the grades, does."""
+    import nbgrader.api
+    import sqlalchemy
+    from nbgrader.api import Gradebook
+
+    monkeypatch.setattr(nbgrader.api, "create_engine", nbgrader.api.create_engine)
+    gradebook.reuse_engines()
+    scratch = gradebook.scratch_url(tmp_path / "slots" / "1" / "live.db")
+    course = f"sqlite:///{tmp_path / 'gradebook.db'}"
+    (tmp_path / "slots" / "1").mkdir(parents=True)
+    settings = {}
+    for url in (scratch, course):
+        with Gradebook(url) as book:
+            book.add_student("ada")
+            book.db.commit()
+            settings[url] = [
+                book.db.execute(sqlalchemy.text(f"PRAGMA {p}")).scalar() for p in ("synchronous", "journal_mode")
+            ]
+        with Gradebook(url) as book:
+            assert [s.id for s in book.students] == ["ada"]  # what was written is there
+    assert settings == {scratch: [0, "memory"], course: [2, "delete"]}
