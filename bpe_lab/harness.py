@@ -319,7 +319,8 @@ def call(
     wall_limit: float = DEFAULT_WALL_LIMIT,
 ) -> Outcome:
     """Call ``fn(*args)`` under ``time_limit`` CPU seconds and ``wall_limit`` wall seconds, stdout/stderr and
-    warnings swallowed, and any exception caught.
+    warnings swallowed, and any exception caught. A function with a true ``limits_itself`` (the judge's remote
+    functions) gets the limits through :func:`active_limit` and keeps them where it runs: no timer is set here.
 
     With ``name``, a CPU-time timeout is recorded (``name(*args)`` and ``expected``), and a function that had one
     before is not called: the outcome names that first call (``earlier``). A wall-clock timeout is not recorded:
@@ -354,8 +355,8 @@ def _call(fn: Callable[..., Any], args: Sequence[Any], limit: TimeLimit) -> Outc
             outer = _ACTIVE.get()  # inside another limited call the outer limit holds, and no timer is set
             token = _ACTIVE.set(limit if outer is None else outer)  # active_limit() meanwhile
             try:
-                if outer is not None:
-                    return Outcome(value=fn(*args))
+                if outer is not None or getattr(fn, "limits_itself", False):  # a judge's remote function: its
+                    return Outcome(value=fn(*args))  # limits are kept where it runs, read from its cgroup
                 # this process's CPU time (all its threads) and the wall clock, by bpe_lab.cputime.limited (the main
                 # thread on a POSIX system; elsewhere no limit), entered here directly: no code between its timer's
                 # start and the call where a stop could skip its exit
@@ -789,6 +790,19 @@ class Raised:
         return "ValueError"
 
 
+def _standing_in(wrapped: Any, fn: Callable[..., Any], name: str, *, same_calls: bool) -> Any:
+    """``wrapped``, a wrapper of the learner's ``fn``, made to stand in for it: a timeout is recorded for ``fn`` itself
+    (``_session``, so that the next check does not call it again), its name is ``fn``'s (else ``name``), it limits
+    itself where ``fn`` does (its calls run under limits kept where ``fn`` runs), and, when ``same_calls`` (each call
+    reaches ``fn`` with the same arguments), ``fn``'s plan of calls (``prefetch``) is its own."""
+    wrapped._session = getattr(fn, "_session", None) or fn
+    wrapped.__name__ = str(getattr(fn, "__name__", name))
+    wrapped.limits_itself = bool(getattr(fn, "limits_itself", False))
+    if same_calls and callable(getattr(fn, "prefetch", None)):
+        wrapped.prefetch = fn.prefetch  # type: ignore[attr-defined]
+    return wrapped
+
+
 def value_error_as_value(fn: Callable[..., Any]) -> Callable[..., Any]:
     """``fn`` with a ``ValueError`` it raises returned as :class:`Raised` (a ``UnicodeError`` is still raised)."""
 
@@ -800,12 +814,7 @@ def value_error_as_value(fn: Callable[..., Any]) -> Callable[..., Any]:
                 raise
             return Raised(exc)
 
-    # a timeout is recorded for the learner's function itself, so that the next check does not call it again
-    wrapped._session = getattr(fn, "_session", None) or fn  # type: ignore[attr-defined]
-    wrapped.__name__ = str(getattr(fn, "__name__", "decode_bytes"))
-    if callable(getattr(fn, "prefetch", None)):  # the same calls reach fn: its plan holds
-        wrapped.prefetch = fn.prefetch  # type: ignore[attr-defined]
-    return wrapped
+    return _standing_in(wrapped, fn, "decode_bytes", same_calls=True)
 
 
 def _unknown_id(ids: Any, merges: Any) -> int | None:
@@ -877,11 +886,7 @@ def with_files(fn: Callable[..., Any]) -> Callable[..., Any]:
             if folder is not None:
                 shutil.rmtree(folder, ignore_errors=True)
 
-    wrapped._session = getattr(fn, "_session", None) or fn  # type: ignore[attr-defined]
-    wrapped.__name__ = str(getattr(fn, "__name__", "chunk_counts_file"))
-    if _runs_remotely(fn) and callable(getattr(fn, "prefetch", None)):  # the same calls reach fn: its plan holds
-        wrapped.prefetch = fn.prefetch  # type: ignore[attr-defined]
-    return wrapped
+    return _standing_in(wrapped, fn, "chunk_counts_file", same_calls=_runs_remotely(fn))
 
 
 STREAM_KEEP = 100_000
@@ -899,9 +904,7 @@ def streamed(fn: Callable[..., Any]) -> Callable[..., Any]:
             return fn._session.stream(fn.__name__, list(lines), rest, keep=STREAM_KEEP)[0]  # type: ignore[attr-defined]
         return stream_probe(fn, list(lines), rest, STREAM_KEEP)
 
-    wrapped._session = getattr(fn, "_session", None) or fn  # type: ignore[attr-defined]
-    wrapped.__name__ = str(getattr(fn, "__name__", "encode_iterable"))
-    return wrapped
+    return _standing_in(wrapped, fn, "encode_iterable", same_calls=False)
 
 
 def _bad_offset(data: Any) -> int | None:

@@ -725,6 +725,10 @@ class RemoteFunction:
         StudentError: a non-built-in exception, or an answer that cannot be read.
     """
 
+    limits_itself = True
+    """Its calls' limits are kept by the session (the worker's CPU time, the wall clock): a check sets no timer of
+    its own around it (:func:`bpe_lab.harness.call`)."""
+
     def __init__(self, session: Session, name: str) -> None:
         self._session, self.__name__ = session, name
         self._batch: _Batch | None = None

@@ -566,3 +566,26 @@ def test_each_planned_call_keeps_its_own_cpu_limit_and_a_loop_in_an_unread_reply
         assert s.lookup(["f"])["f"]  # drains the chunk: f(6) is stopped at 0.5 s of CPU, the worker started afresh
         assert s.meter.seconds() - used < 5
         assert s.call("f", (2,), {}) == 2
+
+
+def test_a_remote_call_sets_no_timer_in_the_grader_and_keeps_the_checks_limit(monkeypatch):
+    """The worker's CPU time is read from its cgroup by the session: a timer of the grader's own around each call
+    would only cost (two signal calls and two timer calls each). A local function still gets one."""
+    from bpe_lab import cputime
+
+    armed = []
+    original = cputime.limited.__enter__
+
+    def enter(self):
+        armed.append(self._limits)
+        return original(self)
+
+    monkeypatch.setattr(cputime.limited, "__enter__", enter)
+    with loaded("def spin(x):\n    while x:\n        pass\n    return x", call_timeout=30.0) as s:
+        spin = s.lookup(["spin"])["spin"]
+        assert harness.call(spin, (0,), 0.5).value == 0
+        assert armed == []
+        outcome = harness.call(spin, (1,), 0.5)  # the check's limit, kept by the session
+        assert outcome.timeout is not None and outcome.timeout.seconds == 0.5 and armed == []
+        assert harness.call(harness.value_error_as_value(spin), (0,), 0.5).value == 0 and armed == []
+    assert harness.call(abs, (-1,), 0.5).value == 1 and len(armed) == 1
