@@ -792,12 +792,13 @@ class Raised:
 
 def _standing_in(wrapped: Any, fn: Callable[..., Any], name: str, *, same_calls: bool) -> Any:
     """``wrapped``, a wrapper of the learner's ``fn``, made to stand in for it: a timeout is recorded for ``fn`` itself
-    (``_session``, so that the next check does not call it again), its name is ``fn``'s (else ``name``), it limits
-    itself where ``fn`` does (its calls run under limits kept where ``fn`` runs), and, when ``same_calls`` (each call
-    reaches ``fn`` with the same arguments), ``fn``'s plan of calls (``prefetch``) is its own."""
+    (``_session``, so that the next check does not call it again) and its name is ``fn``'s (else ``name``). When
+    ``same_calls`` (each call reaches ``fn`` as a call with the same arguments), ``fn``'s limits on itself
+    (``limits_itself``) and its plan of calls (``prefetch``) are its own; otherwise (a stream, run by the session's
+    own means) a check's timer is set around it as around any function."""
     wrapped._session = getattr(fn, "_session", None) or fn
     wrapped.__name__ = str(getattr(fn, "__name__", name))
-    wrapped.limits_itself = bool(getattr(fn, "limits_itself", False))
+    wrapped.limits_itself = same_calls and bool(getattr(fn, "limits_itself", False))
     if same_calls and callable(getattr(fn, "prefetch", None)):
         wrapped.prefetch = fn.prefetch  # type: ignore[attr-defined]
     return wrapped

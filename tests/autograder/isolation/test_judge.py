@@ -588,4 +588,5 @@ def test_a_remote_call_sets_no_timer_in_the_grader_and_keeps_the_checks_limit(mo
         outcome = harness.call(spin, (1,), 0.5)  # the check's limit, kept by the session
         assert outcome.timeout is not None and outcome.timeout.seconds == 0.5 and armed == []
         assert harness.call(harness.value_error_as_value(spin), (0,), 0.5).value == 0 and armed == []
+        assert not harness.streamed(spin).limits_itself  # a stream: the session's own means, a check's timer around
     assert harness.call(abs, (-1,), 0.5).value == 1 and len(armed) == 1
