@@ -16,7 +16,7 @@ The rooms, as nbgrader shows its own architecture in its folders:
 * :mod:`autograder.inert` -- a module like the doctor: what a submission put in a page, a terminal or a CSV made
   inert (HTML, markdown, notebooks, control characters, formulas); every room may use it, it imports none.
 * :mod:`autograder.formgrader_csp` -- a module: the formgrader's Content-Security-Policy (a tornado transform the
-  pipeline installs); it imports nothing of the package.
+  pipeline installs); of the package it imports only :mod:`autograder.inert` (the style that wraps outputs).
 * :mod:`autograder.cli` -- ``python -m autograder``: parsing and calling only.
 
 Dependency rules (every import counts, at the top of a module or inside a function; held by
@@ -28,7 +28,7 @@ imports ->      checks  inert  formgrader_csp  doctor  isolation  course  prepro
 ==============  ======  =====  ==============  ======  =========  ======  =============  =======
 checks          .       .      .               .       .          .       .              .
 inert           .       .      .               .       .          .       .              .
-formgrader_csp  .       .      .               .       .          .       .              .
+formgrader_csp  .       x      .               .       .          .       .              .
 doctor          .       x      .               .       .          .       .              .
 isolation       .       x      .               x       .          .       .              .
 course          x       x      .               x       x          .       .              .

@@ -17,6 +17,8 @@ its static scripts and styles, inline ``style`` attributes, and ``data:`` images
 * a student's own files served by the formgrader (``/formgrader/submissions/<id>/<file>``) get a ``sandbox``
   policy: no script, an origin of their own;
 * a page is never cached (``Cache-Control: no-store``, no ``Etag``): a cached page would keep its old nonce.
+* a page's outputs wrap at its width (:func:`autograder.inert.with_wrapped_outputs`, as on the feedback page):
+  a student's long word never widens the Manual Grading page.
 
 :class:`FormgraderCSP` is a tornado output transform. ``nbgrader_config.py`` installs it in the running Jupyter
 server when the formgrader loads the course's configuration (:func:`install_in_running_server`, called by
@@ -35,6 +37,8 @@ from pathlib import Path
 from typing import Any
 
 from tornado.web import OutputTransform
+
+from .inert import with_wrapped_outputs
 
 POLICY = (
     "default-src 'self'; script-src 'self' 'nonce-{nonce}' 'unsafe-hashes' {hashes}; style-src 'self' "
@@ -122,6 +126,8 @@ class FormgraderCSP(OutputTransform):
         nonce = secrets.token_urlsafe(16)
         if finishing:
             chunk = with_nonce(chunk, nonce)
+            # a submission's long word (its HTML shown as text) wraps, as on the feedback page, never widens the page
+            chunk = with_wrapped_outputs(chunk.decode("utf-8", "surrogateescape")).encode("utf-8", "surrogateescape")
             if "Content-Length" in headers:
                 headers["Content-Length"] = str(len(chunk))
         headers["Content-Security-Policy"] = POLICY.format(nonce=nonce, hashes=" ".join(handler_hashes()))

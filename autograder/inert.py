@@ -54,6 +54,35 @@ FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 _NUMBER = re.compile(r"-?\d+(?:\.\d+)?(?:e[+-]?\d+)?\Z", re.I)
 
 
+WRAPPED_OUTPUTS = (
+    "<style>.output_area pre, .jp-OutputArea-output pre "
+    "{ white-space: pre-wrap; word-break: normal; overflow-wrap: break-word; } "
+    ".output_subarea, .jp-OutputArea-output { overflow-wrap: anywhere; min-width: 0; }</style>"
+)
+"""The style a page made from a graded notebook gets (the feedback page, the formgrader's Manual Grading page): an
+output's long lines (a failed check's ``returned: ...``, which ends with the hint) wrap at the page's width, between
+words, instead of running off its right edge (nbgrader's templates, and nbconvert's own); a word longer than a line
+(a submission's HTML shown as text, with a script's base64 in it) is cut where the line ends, so no output widens
+the page (a 12,000-character word made nbgrader's feedback page 108,791 px wide)."""
+_HEAD_END = re.compile(r"</head\s*>", re.I)
+
+
+def with_wrapped_outputs(page: str) -> str:
+    """``page`` with :data:`WRAPPED_OUTPUTS` at the end of its ``<head>``, after the template's own styles, so that
+    it wins over theirs; a page without a ``</head>`` as it is.
+
+    Example:
+        >>> with_wrapped_outputs("<head><style>a {}</style></head><body></body>").count("<style>")
+        2
+        >>> with_wrapped_outputs("<p>no head</p>")
+        '<p>no head</p>'
+    """
+    end = _HEAD_END.search(page)
+    if end is None:
+        return page
+    return page[: end.start()] + WRAPPED_OUTPUTS + page[end.start() :]
+
+
 def terminal_text(value: object) -> str:
     r"""``value`` as text safe to print on a terminal: control and format characters as ``\x1b``-style escapes.
 

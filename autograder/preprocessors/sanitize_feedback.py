@@ -20,7 +20,7 @@ from nbformat.notebooknode import NotebookNode
 from traitlets import Bool
 
 from ..doctor import REPORT_METADATA
-from ..inert import Budget, clean_cell, clean_notebook_metadata
+from ..inert import Budget, clean_cell, clean_notebook_metadata, with_wrapped_outputs
 
 
 class SanitizeFeedback(Preprocessor):
@@ -48,17 +48,7 @@ FEEDBACK_POLICY = (
 """The feedback page's policy: its styles (inlined by nbgrader's template) and ``data:`` images (the notebook's
 charts), nothing else: no script, not even the template's own (MathJax from a CDN: the course's notebooks hold no
 mathematics), no request to any server (an image of a submission cannot tell anyone the page was opened)."""
-WRAPPED_OUTPUTS = (
-    "<style>.output_area pre, .jp-OutputArea-output pre "
-    "{ white-space: pre-wrap; word-break: normal; overflow-wrap: break-word; } "
-    ".output_subarea, .jp-OutputArea-output { overflow-wrap: anywhere; min-width: 0; }</style>"
-)
-"""The feedback page's one style of the course's: an output's long lines (a failed check's ``returned: ...``, which
-ends with the hint) wrap at the page's width, between words, instead of running off its right edge (nbgrader's
-feedback template, and nbconvert's own); a word longer than a line (a submission's HTML shown as text, with a
-script's base64 in it) is cut where the line ends, so no output widens the page."""
 _HEAD = re.compile(r"<head(?:\s[^>]*)?>", re.I)
-_HEAD_END = re.compile(r"</head\s*>", re.I)
 _CHARSET = re.compile(r"<meta\s+charset=[^>]*>", re.I)
 _IMAGE = re.compile(r"<img", re.I)
 
@@ -186,7 +176,7 @@ class InertFeedbackExporter(HTMLExporter):
     :data:`FEEDBACK_POLICY` in its head (:func:`with_policy`). The ``HTMLExporter`` configuration applies to it, and
     nbgrader's API (the formgrader's feedback button) uses it too. Its templates are compiled once per process
     (:class:`CompiledTemplates`), its page is parsed again only where that can change it (:meth:`page`), and long
-    lines of outputs wrap (:data:`WRAPPED_OUTPUTS`)."""
+    lines of outputs wrap (:func:`autograder.inert.with_wrapped_outputs`)."""
 
     def _create_environment(self) -> jinja2.Environment:
         environment = super()._create_environment()
@@ -236,7 +226,4 @@ class InertFeedbackExporter(HTMLExporter):
 
     def from_notebook_node(self, nb: NotebookNode, resources: dict | None = None, **kw: Any) -> tuple[Any, dict]:
         output, resources = self.page(nb, resources, **kw)
-        end = _HEAD_END.search(output)
-        if end is not None:  # after the template's own styles, so it wins over theirs
-            output = output[: end.start()] + WRAPPED_OUTPUTS + output[end.start() :]
-        return with_policy(output), resources
+        return with_policy(with_wrapped_outputs(output)), resources

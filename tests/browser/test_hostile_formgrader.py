@@ -196,6 +196,11 @@ def _policed(response):
     assert "script-src 'self' 'nonce-" in policy and "'unsafe-inline'" not in policy.split("style-src")[0], policy
 
 
+def _page_width(page) -> int:
+    """How wide the page is laid out, in CSS pixels (wider than the window: it scrolls sideways)."""
+    return page.evaluate("() => document.documentElement.scrollWidth")
+
+
 def _marks(page):
     return page.evaluate("() => ({pwned: window.__pwned || 0, title: document.title})")
 
@@ -248,6 +253,8 @@ def test_the_instructor_opens_a_hostile_class_and_no_script_of_it_runs(hostile_f
                 page.wait_for_timeout(2000)
                 page.screenshot(path=str(SCREENS / f"hostile-manual-grading-{student}.png"), full_page=True)
                 assert _marks(page) == {"pwned": 0, "title": ASSIGNMENT}, student
+                # the payload's long base64 word, shown as text, wraps: the page is as wide as the window
+                assert _page_width(page) <= 1300, (student, _page_width(page))
                 # the formgrader itself still works: its own scripts ran and showed the automatic scores
                 assert page.evaluate("() => typeof window.toggle_name === 'function' && !!window.submission_id")
                 page.wait_for_function("() => document.querySelector('input.score').placeholder !== ''", timeout=30_000)
@@ -262,6 +269,7 @@ def test_the_instructor_opens_a_hostile_class_and_no_script_of_it_runs(hostile_f
             page.wait_for_timeout(2000)
             page.screenshot(path=str(SCREENS / "hostile-feedback-mallory.png"), full_page=True)
             assert "My answer, with notes." in page.inner_text("body")
+            assert _page_width(page) <= 1300, _page_width(page)
             assert _marks(page)["pwned"] == 0
             for link in page.locator("a", has_text="a link").all():  # a javascript: link that survived would run
                 link.click(no_wait_after=True)
