@@ -19,6 +19,7 @@ Example:
 # No "from __future__" import here: judge.WORKER_SOURCE puts this text inside the worker's own.
 import array
 import gc
+import itertools
 import os
 import tempfile
 import zlib
@@ -69,13 +70,22 @@ def release_free_memory():
         _TRIM(0)
 
 
+PROBE_BATCH = 1024
+"""Items :func:`stream_probe` takes from the function's result at a time (checked and summed in C, not one by one)."""
+
+
 def stream_probe(fn, lines, args, keep, repeat=1):
     """Call ``fn(source, *args)``, where ``source`` yields ``lines`` ``repeat`` times over, and consume its result.
 
     Returns a dict: ``ids`` (the first ``keep`` items), ``count`` (how many), ``crc`` (CRC-32 of all of them as
     4-byte little-endian ints), ``first_read`` (lines read when the first item came, ``None`` if none came),
     ``read`` (lines read in all), ``lazy`` (the result was not a list or tuple), and ``bad`` (the ``repr`` of the
-    first item that is not an int from 0 to 2**31 - 1, else ``None``). An exception of ``fn`` propagates.
+    first item that is not an int from 0 to 2**31 - 1, else ``None``). An exception of ``fn`` propagates, unless a
+    bad item came before it.
+
+    The result is taken :data:`PROBE_BATCH` items at a time and each batch checked at once (a quarter of the cost
+    of the 06 memory check's 1.8 million ids went to checking them one by one): so after a bad item, up to
+    ``PROBE_BATCH - 1`` more may be taken (and lines read) before the probe stops.
     """
     read = [0]
 
@@ -87,23 +97,34 @@ def stream_probe(fn, lines, args, keep, repeat=1):
 
     result = fn(source(), *args)
     lazy = not isinstance(result, (list, tuple))
+    items = iter(result)
     kept: list[int] = []
     count, crc, first_read, bad = 0, 0, None, None
-    block = array.array("i")
-    for item in result:
-        if first_read is None:
-            first_read = read[0]
-        if type(item) is not int or not 0 <= item < 2**31:
-            bad = repr(item)[:80]
-            break
-        count += 1
+    while True:
+        batch: list = []
+        error = None
+        try:
+            if first_read is None:  # the first item on its own: how many lines were read when it came
+                batch.extend(itertools.islice(items, 1))
+                first_read = read[0] if batch else None
+            batch.extend(itertools.islice(items, PROBE_BATCH - len(batch)))
+        except Exception as exc:  # the items before it are in the batch: a bad one among them comes first
+            error = exc
+        good = len(batch)
+        if batch and not (set(map(type, batch)) == {int} and min(batch) >= 0 and max(batch) < 2**31):
+            good = next(i for i, item in enumerate(batch) if type(item) is not int or not 0 <= item < 2**31)
+            bad = repr(batch[good])[:80]
+            del batch[good:]
+        count += len(batch)
         if len(kept) < keep:
-            kept.append(item)
-        block.append(item)
-        if len(block) >= CRC_BLOCK:
-            crc = zlib.crc32(_little_endian(block), crc)
-            block = array.array("i")
-    crc = zlib.crc32(_little_endian(block), crc)
+            kept += batch[: keep - len(kept)]
+        crc = zlib.crc32(_little_endian(array.array("i", batch)), crc)
+        if bad is not None:
+            break
+        if error is not None:
+            raise error
+        if good < PROBE_BATCH:  # the result ended
+            break
     return {
         "ids": kept,
         "count": count,
