@@ -19,7 +19,8 @@ shows them where a person looks. Each place has its own way of turning text into
   checked (:func:`active_parts`), and a cell that still renders anything outside the allowlist (a ``javascript:``
   link written in markdown) is shown as preformatted text instead; output types that are code by nature are dropped
   (:data:`ACTIVE_TYPES`); images are kept only as valid base64; output, cell and notebook metadata are reduced to
-  an allowlist of plain values.
+  an allowlist of plain values; and the page gets one style (:func:`with_wrapped_outputs`): its outputs wrap at its
+  width, so a long word cannot widen it.
 
 Costs are bounded: html5lib, under bleach, takes time quadratic in the number of unclosed formatting elements
 (``"<b><p>" * 5000`` costs seconds, a 100 KB cell minutes), and parses about 100,000 characters a second at best.
