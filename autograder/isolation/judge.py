@@ -80,6 +80,9 @@ MAX_ITEMS = 200_000
 """Values (numbers, strings, containers) one answer may hold."""
 MAX_CELL_OUTPUT = 100_000
 MAX_MESSAGE = 2_000
+WALL_FACTOR = 2.0
+"""Wall seconds a measured call may take per CPU second of its limit (:meth:`Session.timed_call`,
+:meth:`Session.stream`): room for a loaded machine, not for a call that sleeps."""
 
 
 class StudentError(Exception):
@@ -375,13 +378,7 @@ class Session:
                     self.worker.request({"op": "run", "cells": [cell]}, self._watch(self.cell_limit))
             return action(self.worker)
         except BaseException as exc:  # a timeout, a death, a garbled reply, or a check's signal: start afresh
-            self._forget_batch()
-            if self.worker is not None:
-                self.meter.seconds()  # what it used, kept when no cgroup counts it
-                self.worker.kill()
-                self.worker = None
-            if self.cgroup is not None:
-                self.cgroup.kill_all()  # what it started in sessions of their own
+            self.restart()
             if isinstance(exc, CallTimeout):
                 own = wanted.cpu if exc.kind == "cpu" else wanted.wall
                 if own <= 0 or exc.seconds < own:  # the notebook's budget was the nearer limit
@@ -555,7 +552,7 @@ class Session:
             raise TypeError(f"cannot send a {exc} to {name}") from None
         message = {"op": "stream", "name": name, "lines": lines, "args": sent, "keep": keep, "repeat": repeat}
         # ``timeout``: CPU seconds; the wall clock only as the session's backstop against sleeping
-        limit = self.call_limit if timeout is None else TimeLimit(timeout, max(self.call_limit.wall, 10 * timeout))
+        limit = self.call_limit if timeout is None else self._measured_limit(timeout)
         if watch:  # the figure is what this call allocates, whatever earlier calls freed
             self._request({"op": "trim"}, limit)
         watched = measure.Watch(self.worker_pid()) if watch else None
@@ -572,13 +569,33 @@ class Session:
         return probe, watched
 
     def timed_call(self, name: str, args: tuple, timeout: float) -> tuple[Any, float]:
-        """:meth:`call` under its own ``timeout`` (CPU seconds; the session's wall clock as the backstop), with the CPU
-        seconds the worker's processes spent on it (read from ``/proc`` by the grader, not by the worker), with the
-        worker's garbage collector off during the call (as 06's speed check does in process)."""
-        limit = TimeLimit(timeout, max(self.call_limit.wall, 10 * timeout))
-        with measure.Watch(self.worker_pid(), every=0.05) as watch:
-            value = self.call(name, args, {}, limit, collect=False)
-        return value, watch.cpu
+        """:meth:`call` under its own ``timeout`` (CPU seconds; :meth:`_measured_limit`), with the CPU seconds the
+        worker's processes spent on it, read by the grader, not by the worker: from the session's cgroup where the
+        machine gives one, which counts every process that ran in it (a child the kernel reaps unseen, its parent
+        ignoring ``SIGCHLD``, included), else from ``/proc`` (:class:`autograder.isolation.limits.CpuMeter`); with
+        the worker's garbage collector off during the call (as 06's speed check does in process)."""
+        self.worker_pid()  # started (its cells replayed) before the count begins
+        before = self.meter.seconds()
+        value = self.call(name, args, {}, self._measured_limit(timeout), collect=False)
+        return value, max(0.0, self.meter.seconds() - before)
+
+    def _measured_limit(self, timeout: float) -> TimeLimit:
+        """The limits of a measured call (:meth:`timed_call`, :meth:`stream`): ``timeout`` CPU seconds, and
+        :data:`WALL_FACTOR` times as many of wall clock (at least the session's call limit): the backstop against a
+        call that sleeps, which then holds a grading slot minutes, not twenty."""
+        return TimeLimit(timeout, max(self.call_limit.wall, WALL_FACTOR * timeout))
+
+    def restart(self) -> None:
+        """Stop the worker: the next request starts a new one, in a new sandbox, with the submission's cells
+        replayed. Nothing the code kept from earlier calls (a cache of an answer, a file in its ``/tmp``) reaches
+        what comes next: 06's speed check reruns a close call this way, so a rerun is measured, not remembered."""
+        self._forget_batch()
+        if self.worker is not None:
+            self.meter.seconds()  # what it used, kept when no cgroup counts it
+            self.worker.kill()
+            self.worker = None
+        if self.cgroup is not None:
+            self.cgroup.kill_all()  # what it started in sessions of their own
 
     def clean(self) -> Session:
         """A new session of the same worker command with none of the submission's code (close it after use):

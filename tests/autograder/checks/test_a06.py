@@ -252,3 +252,43 @@ def test_a_close_call_reruns_the_plain_loop_only_where_its_runs_can_change_the_v
     except CheckFailed:
         passed = False
     assert (len(made), passed) == (runs, passes), made
+
+
+class _ScriptedSession:
+    """A judge's session as the speed check sees it: each run of the trainer answers with the merges and costs the
+    CPU seconds its script gives; restarts (a new worker) are recorded between the runs."""
+
+    def __init__(self, runs: list[tuple[str, float]], expected: list) -> None:
+        self.runs, self.expected, self.events = list(runs), expected, []
+
+    def timed_call(self, name: str, args: tuple, timeout: float) -> tuple[list, float]:
+        answer, seconds = self.runs.pop(0)
+        self.events.append(f"run:{answer}")
+        return (self.expected if answer == "right" else self.expected[:1]), seconds
+
+    def restart(self) -> None:
+        self.events.append("restart")
+
+
+@pytest.mark.skipif(not measure.available(), reason="the judge's measured calls read /proc (Linux)")
+@pytest.mark.parametrize(
+    ("runs", "loop", "passes"),
+    [
+        ([("right", 1.0), ("right", 0.4)], [6.0, 5.5], True),  # a rerun reaches the bar, measured in a new worker
+        ([("right", 1.0), ("wrong", 0.01)], [6.0], False),  # a rerun that answers fast and wrong fails, not passes
+    ],
+)
+def test_a_close_call_is_rerun_in_a_new_worker_and_each_runs_merges_are_checked(monkeypatch, runs, loop, passes):
+    """A trainer that keeps its first answer (a cache) cannot pass by answering the rerun from it: the rerun is made
+    in a new worker (the cells replayed, nothing kept), and its merges must be right too."""
+    made = _scripted_speed(monkeypatch, [], loop)
+    (case,) = checks._speed_input()
+    session = _ScriptedSession(runs, ref.train_fast(*case.args))
+    trainer = types.SimpleNamespace(__name__="train_fast", _session=session)
+    if passes:
+        checks.check_speed(trainer)
+    else:
+        with pytest.raises(CheckFailed, match="the speed input: the plain loop's merges first"):
+            checks.check_speed(trainer)
+    assert session.events == ["run:right", "restart", f"run:{runs[1][0]}"]
+    assert len(made) == len(loop)

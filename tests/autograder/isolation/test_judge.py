@@ -590,3 +590,68 @@ def test_a_remote_call_sets_no_timer_in_the_grader_and_keeps_the_checks_limit(mo
         assert harness.call(harness.value_error_as_value(spin), (0,), 0.5).value == 0 and armed == []
         assert not harness.streamed(spin).limits_itself  # a stream: the session's own means, a check's timer around
     assert harness.call(abs, (-1,), 0.5).value == 1 and len(armed) == 1
+
+
+REAPED_UNSEEN = """
+import os, signal
+
+
+def work(n):
+    signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # the kernel reaps the child: its CPU time reaches no parent
+    r, w = os.pipe()
+    if os.fork() == 0:
+        os.close(r)
+        total = 0
+        for i in range(n):
+            total += i
+        os.write(w, b"x")
+        os._exit(0)
+    os.close(w)
+    os.read(r, 1)
+    os.close(r)
+    return n
+"""
+
+
+def _accounted_session(**kwargs) -> Session:
+    from autograder.isolation.limits import Cgroup
+
+    s = session(**kwargs)
+    s.cgroup = Cgroup.create(1024**3, 64)
+    if s.cgroup is None or s.cgroup.cpu_seconds() is None:
+        s.close()
+        pytest.skip("no writable cgroup with CPU accounting on this machine")
+    s.command = worker_command(1024**3, 60, None, cgroup=s.cgroup)
+    return s
+
+
+def test_a_timed_call_counts_the_cpu_of_a_child_the_kernel_reaps_unseen():
+    """06's speed check times the trainer by its worker's CPU: work done in a child whose parent ignores SIGCHLD
+    (reaped by the kernel, never added to a parent's children's time in /proc) is counted all the same."""
+    with _accounted_session(call_timeout=30.0) as s:
+        s.run("cell-0", REAPED_UNSEEN)
+        _, alone = s.timed_call("work", (0,), timeout=30.0)
+        value, seconds = s.timed_call("work", (8_000_000,), timeout=30.0)
+    assert value == 8_000_000
+    assert seconds > 0.2 and seconds > 10 * alone, (seconds, alone)
+
+
+def test_a_restart_replays_the_cells_and_keeps_nothing_an_earlier_call_kept():
+    cache = "_kept = []\n\n\ndef remember(x):\n    _kept.append(x)\n    return list(_kept)"
+    with loaded(cache) as s:
+        assert s.call("remember", (1,), {}) == [1]
+        assert s.call("remember", (2,), {}) == [1, 2]
+        first = s.worker_pid()
+        s.restart()
+        assert s.call("remember", (3,), {}) == [3]  # the cell ran again in a new worker; the list is new
+        assert s.worker_pid() != first
+
+
+def test_a_measured_call_that_sleeps_is_stopped_by_a_wall_clock_of_twice_its_cpu_limit():
+    source = "import time\n\n\ndef nap(x):\n    time.sleep(x)\n    return x"
+    with loaded(source, call_timeout=0.5, call_wall_timeout=1.0) as s:
+        start = time.monotonic()
+        with pytest.raises(TimeoutError):
+            s.timed_call("nap", (60,), timeout=1.5)  # limits: 1.5 s of CPU, max(1 s, 2 x 1.5 s) of wall
+        assert 3 <= time.monotonic() - start < 10  # not 10 x 1.5 s
+        assert s.timed_call("nap", (0,), timeout=1.0) == (0, pytest.approx(0, abs=0.5))
