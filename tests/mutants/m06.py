@@ -120,7 +120,12 @@ MUTANTS: dict[str, dict[str, str]] = {
         "line-by-line": _SPLIT + _SAMPLE["line-by-line"]["encode_iterable"],
         # keeps back one chunk, not two: "it'l" + "l" loses 'll
         "hold-one-chunk": _ENCODE.replace(
-            "keep = starts[-2] if len(starts) >= 2 else 0", "keep = starts[-1] if starts else 0"
+            "keep = found[-2].start() if len(found) >= 2 else 0", "keep = found[-1].start() if found else 0"
+        ).replace("for match in found[:-2]:", "for match in found[:-1]:"),
+        # the text before the last two chunks split again on its own: "word\n\n" ends in the one chunk "\n\n"
+        "resplit-the-prefix": _ENCODE.replace(
+            "        for match in found[:-2]:\n            yield from encode_chunk(match.group())\n",
+            "        for chunk in regex.findall(pattern, last[:keep]):\n            yield from encode_chunk(chunk)\n",
         ),
         # no special token across two strings
         "no-special-holdback": _ENCODE.replace("        hold = held_back(buffer)\n", "        hold = 0\n"),
@@ -345,10 +350,8 @@ def _backwards(pair):
         ),
         # the same rule, the kept text found from the ends of the chunks (findall and their lengths)
         "by-lengths": _ENCODE.replace(
-            "        starts = [m.start() for m in regex.finditer(pattern, last)]\n"
-            "        keep = starts[-2] if len(starts) >= 2 else 0  # the last two chunks may still change\n",
-            "        found = regex.findall(pattern, last)\n"
-            "        keep = len(last) - len(''.join(found[-2:])) if len(found) >= 2 else 0\n",
+            "        keep = found[-2].start() if len(found) >= 2 else 0  # the last two chunks may still change\n",
+            "        keep = len(last) - len(''.join(m.group() for m in found[-2:])) if len(found) >= 2 else 0\n",
         ),
     },
     "bytes_to_unicode": {
