@@ -21,15 +21,26 @@ from typing import Any
 import ipywidgets as widgets
 from matplotlib.ticker import FuncFormatter, NullFormatter
 
+from .. import cputime
 from .drawing import CHOSEN, DPI, OTHER, TIED, figure_png, new_figure, style_axes
 from .skipped import grading, placeholder
 
 __all__ = ["compression", "time_per_merge"]
 
 
-def _cpu(fn: Callable[..., Any], *args: Any) -> tuple[Any, float]:
+CALL_LIMIT = 30.0
+"""CPU seconds one run of the learner's trainer may take in a chart: past it the chart stops with a
+:class:`TimeoutError` that names the trainer and the size (an endless loop costs seconds, not a frozen notebook)."""
+
+
+def _cpu(fn: Callable[..., Any], *args: Any, what: str = "", limit: float | None = None) -> tuple[Any, float]:
+    def stopped(kind: str, seconds: float) -> TimeoutError:
+        name = getattr(fn, "__name__", "the trainer")
+        return TimeoutError(f"{name} used more than {seconds:g} s of CPU time{what} (an endless loop?)")
+
     start = time.process_time()
-    value = fn(*args)
+    with cputime.limited(CALL_LIMIT if limit is None else limit, 0, stopped):
+        value = fn(*args)
     return value, time.process_time() - start
 
 
@@ -45,13 +56,17 @@ def measure_trainers(
     Returns:
         ``{"merges": [...], "fast": [seconds...], "plain": [seconds or None...], "same": bool}``; ``same`` says
         whether the two gave the same merges at every size both ran.
+
+    Raises:
+        TimeoutError: a run of ``fast`` took more than :data:`CALL_LIMIT` seconds of CPU time (named: the trainer
+            and the size).
     """
     out: dict[str, Any] = {"merges": list(merges), "fast": [], "plain": [], "same": True}
     for n in merges:
-        made, seconds = _cpu(fast, dict(chunk_counts), 256 + n)
+        made, seconds = _cpu(fast, dict(chunk_counts), 256 + n, what=f" for {n:,} merges")
         out["fast"].append(seconds)
         if n <= plain_up_to:
-            expected, plain_seconds = _cpu(plain, dict(chunk_counts), 256 + n)
+            expected, plain_seconds = _cpu(plain, dict(chunk_counts), 256 + n, limit=0)  # the course's loop
             out["plain"].append(plain_seconds)
             out["same"] = out["same"] and [tuple(p) for p in made] == [tuple(p) for p in expected]
         else:

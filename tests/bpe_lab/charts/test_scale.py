@@ -3,7 +3,10 @@ trainer makes the plain loop's merges and how much faster it is, and write the P
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
+
+import pytest
 
 from bpe_lab.charts import compression, time_per_merge
 from bpe_lab.charts.scale import bytes_per_token, measure_trainers
@@ -37,3 +40,17 @@ def test_compression_grows_with_the_vocabulary(tmp_path):
     assert ratios[0] == 1.0 and ratios[0] < ratios[1] < ratios[2]
     chart = compression(merges, scale.encode_iterable, lines, scale.GPT2_PATTERN, png=tmp_path / "c.png")
     assert (tmp_path / "c.png").exists() and "bytes held out" in chart.children[1].value
+
+
+def test_a_trainer_that_never_returns_stops_the_chart_in_seconds_naming_itself_and_the_size(monkeypatch):
+    from bpe_lab.charts import scale as charts
+
+    def train_fast(chunk_counts, vocab_size):
+        while True:
+            pass
+
+    monkeypatch.setattr(charts, "CALL_LIMIT", 0.3)
+    start = time.process_time()
+    with pytest.raises(TimeoutError, match=r"^train_fast used more than 0.3 s of CPU time for 100 merges"):
+        measure_trainers(train_fast, scale.train_plain, {b"hug": 10, b"pug": 5}, [100, 200], plain_up_to=200)
+    assert time.process_time() - start < 5
