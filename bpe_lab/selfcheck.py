@@ -406,4 +406,5 @@ def check(name: str, fn: Callable[..., Any] | None = None, namespace: Mapping[st
             add_note(failed, note)
         raise
     judged = f", judged with your {' and '.join(JUDGED_BY)}" if name == "disagreeing_merges" else ""
-    print(f"{name}: the {count} public cases pass ({time.perf_counter() - start:.1f} s{judged})")
+    cases = "the public case passes" if count == 1 else f"the {count} public cases pass"
+    print(f"{name}: {cases} ({time.perf_counter() - start:.1f} s{judged})")
