@@ -5,7 +5,8 @@ without them: the course id (the students' image must say the same), the exchang
 your server and every student's share), the late policy (``c.LateSubmissionPlugin.penalty_method``: nbgrader's
 default takes nothing off), and, per assignment, that it is in the gradebook with its points and a due date (without
 one no submission is late). :func:`check` reads them from ``nbgrader_config.py``, the gradebook and the exchange, and
-says for each what it is, or what is missing and the command that gives it. It changes nothing.
+says for each what it is, or what is missing and the command that gives it; and whether this machine gives each
+submission a cgroup (:func:`cgroups`). It changes nothing.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..isolation.limits import Cgroup
 from .directory import Workspace, assignments, load_config
 from .schedule import states
 
@@ -61,6 +63,7 @@ def check(course_root: Path, db_url: str | None = None) -> list[Finding]:
     what = NBGRADER_PENALTIES.get(method, "your plugin decides")
     setting = "set c.LateSubmissionPlugin.penalty_method" if method == "none" else "c.LateSubmissionPlugin"
     found.append(Finding("note" if method == "none" else "ok", f"late submissions: {method!r}, {what} ({setting})"))
+    found.append(cgroups())
     course = Workspace(course_root, course_root, gradebook_url=db_url, scratch=False)
     url = course.db_url
     found.append(Finding("ok", f"gradebook: {_safe_url(url)}"))
@@ -85,6 +88,32 @@ def check(course_root: Path, db_url: str | None = None) -> list[Finding]:
         else:
             found.append(Finding("ok", f"{name}: {size}; due {state.duedate:%Y-%m-%d %H:%M:%S} UTC; {where}"))
     return found
+
+
+def cgroups() -> Finding:
+    """Whether each run of student code gets a cgroup here (made and removed to see): its memory, processes and CPU
+    time counted for all its processes together, the CPU of a child the kernel reaps unseen included (06's speed
+    figure); else the per-process fallback (``autograder.isolation.limits.Cgroup``), said as a note with the way to
+    get one."""
+    group = Cgroup.create(64 * 1024**2, 16)
+    if group is None:
+        return Finding(
+            "note",
+            "cgroups: none writable here: limits hold per process, and 06's speed figure can miss a child the kernel "
+            "reaps unseen; for one cgroup per submission run the grader as root in a container, or under "
+            "`systemd-run --user --scope -p Delegate=yes`",
+        )
+    try:
+        counted = group.cpu_seconds() is not None
+    finally:
+        group.close()
+    if not counted:
+        return Finding(
+            "note",
+            "cgroups: memory and processes per submission, but no CPU accounting (cpuacct): CPU time is read from "
+            "/proc, where 06's speed figure can miss a child the kernel reaps unseen",
+        )
+    return Finding("ok", "cgroups: one per submission, its memory, processes and CPU time counted together")
 
 
 def _exchange(root: Path) -> Finding:

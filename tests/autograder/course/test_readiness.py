@@ -47,3 +47,17 @@ def test_after_the_first_steps_nothing_is_missing(course_copy: Path, tmp_path: P
     assert said.startswith("sandbox: ")
     assert "nothing missing: the class can be graded" in said
     assert f"ok       {ASSIGNMENT}: 4 graded cells, 8 points; due 2027-01-15 17:00:00 UTC; not released" in said
+
+
+def test_the_cgroups_line_says_what_this_machine_gives_and_how_to_get_one(monkeypatch) -> None:
+    from autograder.isolation.limits import Cgroup
+
+    here = Cgroup.create(64 * 1024**2, 16)
+    counted = here is not None and here.cpu_seconds() is not None
+    if here is not None:
+        here.close()
+    finding = readiness.cgroups()
+    assert (finding.status == "ok") == counted, finding
+    monkeypatch.setattr(readiness.Cgroup, "create", classmethod(lambda cls, memory, processes: None))
+    none = readiness.cgroups()
+    assert none.status == "note" and "systemd-run --user --scope" in none.text and "06's speed" in none.text
