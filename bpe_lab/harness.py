@@ -662,12 +662,38 @@ def judge_mapping(
         except Exception as exc:  # a broken mapping subclass
             return f"returned: a dict that cannot be read ({type(exc).__name__})"
         if dict(items) != dict(expected):
-            return f"returned: {show(dict(items))}"
+            return f"returned: {show(dict(items))}{mapping_differs(dict(items), expected)}"
         if order and [k for k, _ in items] != list(expected):
             return f"returned: {show(dict(items))} ({order_note})"
         return None
 
     return judge
+
+
+def mapping_differs(returned: Mapping, expected: Mapping, at_most: int = 2) -> str:
+    """Where ``returned`` differs from ``expected``, when a message shows either dict cut short (``, ...``) and so
+    may not show it: the first keys that differ, in the expected order, then the keys not expected; else ``""``.
+
+    Example:
+        >>> table = {b: chr(b) for b in range(40)}
+        >>> mapping_differs({**table, 33: "A"}, table)
+        " (at 33: '!' expected, 'A' returned)"
+        >>> mapping_differs({1: 2}, {1: 3})  # both shown whole: the message shows the difference itself
+        ''
+    """
+    if ", ..." not in show(dict(returned)) + show(dict(expected)):
+        return ""
+    parts = []
+    for key, value in expected.items():
+        if key not in returned:
+            parts.append(f"{show(key)} missing")
+        elif returned[key] != value:
+            parts.append(f"at {show(key)}: {show(value)} expected, {show(returned[key])} returned")
+        if len(parts) == at_most:
+            break
+    extra = [key for key in returned if key not in expected]
+    parts += [f"{show(key)} not expected" for key in extra[: at_most - len(parts)]]
+    return f" ({'; '.join(parts)})" if parts else ""
 
 
 def as_pair(value: Any) -> Any:
@@ -992,8 +1018,10 @@ def judge_gpt2_files(returned: Any, expected: Any, args: tuple) -> str | None:
     if not isinstance(returned, (tuple, list)) or len(returned) != 2:
         return f"returned: {show(returned)} (not a pair (vocab, merge lines))"
     vocab, lines = returned
-    if not isinstance(vocab, Mapping) or dict(vocab) != dict(expected[0]):
+    if not isinstance(vocab, Mapping):
         return f"returned: a vocab of {show(vocab)}"
+    if dict(vocab) != dict(expected[0]):
+        return f"returned: a vocab of {show(vocab)}{mapping_differs(dict(vocab), expected[0])}"
     if not isinstance(lines, (list, tuple)) or list(lines) != list(expected[1]):
         return f"returned: the merge lines {show(lines)}"
     return None
