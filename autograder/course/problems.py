@@ -81,10 +81,18 @@ def _note(source: str) -> str:
     return " ".join(lines)
 
 
-def _calls(source: str, graded: list[str], name: str) -> list[str]:
-    """The graded functions of ``graded`` that ``source`` (a solution) reads by name, in the notebook's order."""
+def _calls(source: str, graded: dict[str, str], name: str) -> list[str]:
+    """The graded cells of ``graded`` (grade id: solution) whose functions ``source`` (a solution) reads by name, in
+    the notebook's order: the graded function itself, or a helper its cell defines (06's ``split_specials``, in the
+    cell of ``chunk_counts``)."""
     read = {n.id for n in ast.walk(ast.parse(source)) if isinstance(n, ast.Name)}
-    return [g for g in graded if g in read and g != name]
+    out = []
+    for grade_id, solution in graded.items():
+        tree = ast.parse(solution)
+        defined = {n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.ClassDef))} | {grade_id}
+        if grade_id != name and read & defined:
+            out.append(grade_id)
+    return out
 
 
 def exercises(solution: nbformat.NotebookNode, released: nbformat.NotebookNode, assignment: str) -> list[dict]:
@@ -97,7 +105,11 @@ def exercises(solution: nbformat.NotebookNode, released: nbformat.NotebookNode, 
     stubs = {cells.grade_id(c): cells.source(c) for c in released.cells if cells.is_solution(c)}
     conventions = [cells.source(c) for c in solution.cells if cells.grade_id(c) == "conventions"]
     given = [cells.source(c) for c in solution.cells if cells.grade_id(c).startswith("given")]
-    graded = [cells.grade_id(c) for c in solution.cells if cells.is_solution(c) and cells.grade_id(c) in HIDDEN_CHECKS]
+    graded = {
+        cells.grade_id(c): cells.source(c)
+        for c in solution.cells
+        if cells.is_solution(c) and cells.grade_id(c) in HIDDEN_CHECKS
+    }
     out: list[dict] = []
     current: dict[str, Any] | None = None
     for cell in solution.cells:

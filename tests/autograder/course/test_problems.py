@@ -56,3 +56,15 @@ def test_a_changed_page_is_reported_stale(tmp_path, monkeypatch):
     (tmp_path / "pages.json").write_text("{}", encoding="utf-8")
     stale = problems.stale(tmp_path, COURSE / "notebooks")
     assert "pages.json is stale" in stale and any("solutions.json is missing" in p for p in stale)
+
+
+def test_a_page_gives_the_stubs_of_what_its_solution_calls_a_helper_of_another_cell_included():
+    """06's encode_iterable calls split_specials, a helper of chunk_counts' cell: its page gives that cell's stubs
+    (which a learner writes, as in the notebook); a solution that calls no other cell's function needs none."""
+    assignment = "06_training_at_scale"
+    solution = nbformat.read(COURSE / "solutions" / assignment / f"{assignment}.ipynb", 4)
+    released = nbformat.read(COURSE / "notebooks" / assignment / f"{assignment}.ipynb", 4)
+    found = {e["name"]: e for e in problems.exercises(solution, released, assignment)}
+    assert list(found["encode_iterable"]["needs"]) == ["chunk_counts"]
+    assert "def split_specials(" in found["encode_iterable"]["needs"]["chunk_counts"]
+    assert found["bytes_to_unicode"]["needs"] == {}
