@@ -293,6 +293,12 @@ def _run_public(name: str, fn: Callable[..., Any], namespace: dict[str, Any]) ->
     return sum(_run_part(name, fn, part, namespace) for part in expected.load(name))
 
 
+CELL_HELPERS = {"split_specials": "chunk_counts", "count_range": "chunk_counts_file"}
+"""Functions a notebook has the learner write beside a graded one, in its cell, with no check of their own: the
+graded function whose check covers each (06's ``split_specials``, in ``chunk_counts``' cell, is checked by its
+special tokens part)."""
+
+
 def failing_helpers(fn: Callable[..., Any], namespace: Mapping[str, Any], name: str = "") -> list[str]:
     """The notes to add to a failure of ``fn``: one per graded function it calls by name (``count_pairs`` in a
     ``train_bpe``), directly or through other functions of the notebook (:func:`bpe_lab.worker.called_names`), that
@@ -306,19 +312,27 @@ def failing_helpers(fn: Callable[..., Any], namespace: Mapping[str, Any], name: 
     """
     calls = getattr(fn, "calls", None)  # a function of the learner's that runs in another process knows its own
     names = calls if isinstance(calls, list) else called_names(fn, namespace)
-    called = [n for n in names if n in HIDDEN_CHECKS and n != name]
+    via = {n: n for n in names if n in HIDDEN_CHECKS}  # graded function: the name fn calls it by
+    for helper in names:  # a helper without a check of its own: the check of its cell's graded function
+        via.setdefault(CELL_HELPERS.get(helper, ""), helper)
     notes = []
-    for helper in called:
-        if not callable(namespace.get(helper)):
+    for graded, called in via.items():
+        if graded in ("", name) or not callable(namespace.get(graded)):
             continue
         try:
-            _run_public(helper, namespace[helper], dict(namespace))
+            _run_public(graded, namespace[graded], dict(namespace))
         except Exception as failed:  # its own check fails (or cannot run): that is the note
             first = str(failed).splitlines()[0] if str(failed) else type(failed).__name__
-            notes.append(
-                f"note: {getattr(fn, '__name__', name)} calls your {helper}, which fails its own check "
-                f"({first}): fix {helper} first"
-            )
+            caller = getattr(fn, "__name__", name)
+            if called == graded:
+                notes.append(
+                    f"note: {caller} calls your {graded}, which fails its own check ({first}): fix {graded} first"
+                )
+            else:
+                notes.append(
+                    f"note: {caller} calls your {called}, which {graded}'s check covers, and {graded} fails it "
+                    f"({first}): fix that cell first"
+                )
     return notes
 
 

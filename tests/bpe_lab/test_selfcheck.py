@@ -288,3 +288,40 @@ def test_disagreeing_merges_asks_to_fix_a_failing_apply_bpe_first():
     del apply_bpe
     with pytest.raises(NameError, match="define apply_bpe first"):
         selfcheck.check("disagreeing_merges")
+
+
+def _solution_cells(assignment: str) -> dict[str, str]:
+    nb = nbformat.read(ROOT / "solutions" / assignment / f"{assignment}.ipynb", 4)
+    return {
+        c.metadata["nbgrader"]["grade_id"]: re.sub(r"### (BEGIN|END) SOLUTION", "", c.source)
+        for c in nb.cells
+        if c.metadata.get("nbgrader", {}).get("solution")
+    }
+
+
+def test_the_helpers_written_beside_a_graded_function_are_the_ones_the_notebooks_define():
+    import ast
+
+    found = {}
+    for assignment in assignments(ROOT):
+        for grade_id, source in _solution_cells(assignment).items():
+            if grade_id in selfcheck.HIDDEN_CHECKS:
+                defined = [n.name for n in ast.parse(source).body if isinstance(n, ast.FunctionDef)]
+                found.update({helper: grade_id for helper in defined if helper != grade_id})
+    assert found == selfcheck.CELL_HELPERS
+
+
+def test_a_wrong_helper_without_a_check_is_blamed_through_the_check_of_its_cell():
+    """encode_iterable calls split_specials, which has no check of its own: chunk_counts' check covers it (its
+    special tokens part), so a wrong split_specials is named, with the cell to fix first."""
+    import regex
+
+    namespace = {"regex": regex}
+    cells = _solution_cells("06_training_at_scale")
+    exec(cells["chunk_counts"] + "\n\n" + cells["encode_iterable"], namespace)
+    fn = namespace["encode_iterable"]
+    assert selfcheck.failing_helpers(fn, namespace, "encode_iterable") == []  # all right: nothing to blame
+    exec("def split_specials(text, special_tokens):\n    return [text]", namespace)  # the special tokens kept in
+    (note,) = selfcheck.failing_helpers(fn, namespace, "encode_iterable")
+    assert note.startswith("note: encode_iterable calls your split_specials, which chunk_counts's check covers, ")
+    assert note.endswith(": fix that cell first")
