@@ -256,7 +256,7 @@ def judge(
                 if failed is not None:
                     text = "\n".join([str(failed), *getattr(failed, "__notes__", [])])
                     if index < len(notes):
-                        text += f"\n(the test cell {notes[index]})"
+                        text += f"\n({notes[index]})"
                     outcome.message = text
                     break
     report.seconds = time.perf_counter() - start

@@ -68,13 +68,17 @@ def exercise(name: str) -> Exercise:
 
 
 def test_notes(name: str) -> list[str]:
-    """The note of each of ``name``'s test cells, in the order of its check's parts (``[]`` if none is known).
+    """Each of ``name``'s test cells as a learner finds it (its place among the function's check cells, which the
+    notebook and the drill's page show in this order) with its note, in the order of its check's parts (``[]`` if
+    none is known). Never the cell's grade id, which a learner does not see.
 
     Example:
-        >>> test_notes("merge")[1][:30]
-        'test_merge_overlaps: Overlaps:'
+        >>> test_notes("merge")[1][:43]
+        "merge's check cell 2 of 2: Overlaps: skip b"
     """
     try:
-        return [f"{t['cell']}: {t['note']}" if t["note"] else t["cell"] for t in exercise(name).tests]
+        tests = exercise(name).tests
     except (KeyError, FileNotFoundError):
         return []
+    places = [f"{name}'s check cell {n} of {len(tests)}" for n in range(1, len(tests) + 1)]
+    return [f"{place}: {t['note']}" if t["note"] else place for place, t in zip(places, tests)]

@@ -80,7 +80,8 @@ def test_a_failing_check_names_the_smallest_input_and_counts_then_a_pass_is_time
     assert cli.main(["drill", "merge", "--check"]) == 1
     out = capsys.readouterr().out
     assert "expected: [" in out and "returned: [" in out and "elapsed 0:" in out
-    assert "(the test cell test_merge_basic: The worked example; merge returns a new list" in out
+    assert "(merge's check cell 1 of 2: The worked example; merge returns a new list" in out
+    assert "test_merge" not in out  # the cell's grade id: not what a learner sees
     path.write_text(path.read_text(encoding="utf-8").replace(MERGE_NO_SKIP.rstrip(), MERGE.rstrip()), "utf-8")
     assert cli.main(["drill", "merge", "--check"]) == 0
     out = capsys.readouterr().out
