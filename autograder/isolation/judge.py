@@ -581,9 +581,14 @@ class Session:
 
     def _measured_limit(self, timeout: float) -> TimeLimit:
         """The limits of a measured call (:meth:`timed_call`, :meth:`stream`): ``timeout`` CPU seconds, and
-        :data:`WALL_FACTOR` times as many of wall clock (at least the session's call limit): the backstop against a
-        call that sleeps, which then holds a grading slot minutes, not twenty."""
-        return TimeLimit(timeout, max(self.call_limit.wall, WALL_FACTOR * timeout))
+        :data:`WALL_FACTOR` times as many of wall clock (at least the session's call limit), but at most half the
+        wall clock the notebook has left: the backstop against a call that sleeps, which then holds a grading slot
+        minutes, not twenty, and leaves the cells after it their time (``check``'s three minutes a notebook)."""
+        wall = max(self.call_limit.wall, WALL_FACTOR * timeout)
+        if self.notebook_limit.wall > 0:
+            left = self.notebook_limit.wall - (time.monotonic() - self.started)
+            wall = min(wall, max(left / 2, 1.0))
+        return TimeLimit(timeout, wall)
 
     def restart(self) -> None:
         """Stop the worker: the next request starts a new one, in a new sandbox, with the submission's cells

@@ -655,3 +655,13 @@ def test_a_measured_call_that_sleeps_is_stopped_by_a_wall_clock_of_twice_its_cpu
             s.timed_call("nap", (60,), timeout=1.5)  # limits: 1.5 s of CPU, max(1 s, 2 x 1.5 s) of wall
         assert 3 <= time.monotonic() - start < 10  # not 10 x 1.5 s
         assert s.timed_call("nap", (0,), timeout=1.0) == (0, pytest.approx(0, abs=0.5))
+
+
+def test_a_measured_call_that_sleeps_leaves_half_the_notebooks_wall_clock_to_the_cells_after_it():
+    source = "import time\n\n\ndef nap(x):\n    time.sleep(x)\n    return x"
+    with loaded(source, call_timeout=5.0, notebook_wall_timeout=10.0) as s:
+        start = time.monotonic()
+        with pytest.raises(TimeoutError):
+            s.timed_call("nap", (60,), timeout=30.0)  # 60 s of wall by its CPU limit; half the notebook's ~10 s
+        assert 3 <= time.monotonic() - start < 7.5
+        assert s.call("nap", (0,), {}) == 0  # the notebook has time left for what follows
