@@ -449,11 +449,15 @@ def check_speed(fn: Callable[..., Any], time_limit: float = DEFAULT_TIME_LIMIT) 
                 returned, seconds = session.timed_call(fn.__name__, case.args, timeout=SPEED_BUDGET)
             else:
                 returned, seconds = _cpu_seconds_here(fn, case.args)
-        except TimeoutError:
+        except TimeoutError as exc:
+            if getattr(exc, "kind", "cpu") == "wall":  # stopped by the wall clock, with little CPU used: asleep
+                why = f"nothing within {getattr(exc, 'seconds', 0):.0f} s of wall time, using little CPU (sleeping?)"
+            else:
+                why = f"nothing within {SPEED_BUDGET:.0f} s of CPU time, much slower than the plain loop"
             raise CheckFailed(
                 f"{shown}  # at least {SPEED_RATIO:g}x less CPU time than the plain loop\n"
                 f"  expected: the merges, {SPEED_RATIO:g}x faster than the plain loop (which takes a few seconds)\n"
-                f"  returned: nothing within {SPEED_BUDGET:.0f} s, much slower than the plain loop"
+                f"  returned: {why}"
             ) from None
         except Exception as exc:
             raise CheckFailed(

@@ -14,6 +14,7 @@ from autograder.checks import a06 as checks
 from autograder.checks.a06 import CheckFailed
 from autograder.course.sample_class import scale as sample
 from bpe_lab import measure
+from bpe_lab.harness import CallTimeout
 from bpe_ref import scale as ref
 
 CASE_PARTS = [
@@ -264,6 +265,8 @@ class _ScriptedSession:
     def timed_call(self, name: str, args: tuple, timeout: float) -> tuple[list, float]:
         answer, seconds = self.runs.pop(0)
         self.events.append(f"run:{answer}")
+        if answer in ("asleep", "endless"):  # stopped by the wall clock (sleeping), or by its CPU time
+            raise CallTimeout("wall" if answer == "asleep" else "cpu", seconds, name)
         return (self.expected if answer == "right" else self.expected[:1]), seconds
 
     def restart(self) -> None:
@@ -292,3 +295,22 @@ def test_a_close_call_is_rerun_in_a_new_worker_and_each_runs_merges_are_checked(
             checks.check_speed(trainer)
     assert session.events == ["run:right", "restart", f"run:{runs[1][0]}"]
     assert len(made) == len(loop)
+
+
+@pytest.mark.skipif(not measure.available(), reason="the judge's measured calls read /proc (Linux)")
+@pytest.mark.parametrize(
+    ("run", "said"),
+    [
+        (("asleep", 90.0), "nothing within 90 s of wall time, using little CPU (sleeping?)"),
+        (("endless", 120.0), "nothing within 120 s of CPU time, much slower than the plain loop"),
+    ],
+)
+def test_a_trainer_stopped_by_a_limit_is_told_which_one(monkeypatch, run, said):
+    made = _scripted_speed(monkeypatch, [], [])
+    (case,) = checks._speed_input()
+    session = _ScriptedSession([run], ref.train_fast(*case.args))
+    trainer = types.SimpleNamespace(__name__="train_fast", _session=session)
+    with pytest.raises(CheckFailed) as failed:
+        checks.check_speed(trainer)
+    assert str(failed.value).splitlines()[-1] == f"  returned: {said}"
+    assert made == []  # a trainer that never returned costs no run of the plain loop
