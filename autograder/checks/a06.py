@@ -392,8 +392,9 @@ def plain_loop_seconds(args: tuple, budget: float, session: Any = None) -> tuple
     """The CPU seconds of the course's plain loop (:func:`bpe_ref.scale.train_plain`) on ``args``, stopped once it has
     spent ``budget`` seconds: ``(seconds, False)`` when it finished, ``(budget, True)`` when it was stopped (it
     would have taken longer). With a judge's ``session``, in a fresh worker of the submission's kind with none of
-    its code; else here, where a limit can be set (the main thread, no limit of a running call around it), or to
-    its end.
+    its code, once the submission's worker and what it left running are stopped (``session.restart()``: a process
+    it left behind cannot compete with the loop); else here, where a limit can be set (the main thread, no limit
+    of a running call around it), or to its end.
 
     :func:`check_speed` needs no more: a trainer passes when the loop takes at least :data:`SPEED_RATIO` times its
     time, which a loop stopped at that budget has shown.
@@ -410,6 +411,7 @@ def plain_loop_seconds(args: tuple, budget: float, session: Any = None) -> tuple
         False
     """
     if session is not None:
+        session.restart()  # the submission's worker stopped, and whatever it left running: nothing of it runs beside
         with session.clean() as clean:
             error = clean.run("course-plain-loop", PLAIN_SOURCE)
             if error:

@@ -665,3 +665,52 @@ def test_a_measured_call_that_sleeps_leaves_half_the_notebooks_wall_clock_to_the
             s.timed_call("nap", (60,), timeout=30.0)  # 60 s of wall by its CPU limit; half the notebook's ~10 s
         assert 3 <= time.monotonic() - start < 7.5
         assert s.call("nap", (0,), {}) == 0  # the notebook has time left for what follows
+
+
+LEFT_RUNNING = """
+import os
+
+
+def leave_one_running(path):
+    if os.fork() == 0:  # a process of its own session that outlives the call, busy
+        os.setsid()
+        if os.fork() == 0:
+            with open(path, "w") as handle:
+                handle.write(str(os.getpid()))
+            while True:
+                pass
+        os._exit(0)
+    os.wait()
+    return 0
+"""
+
+
+def test_the_plain_loop_runs_once_what_the_submission_left_running_is_stopped(tmp_path):
+    """06's baseline is measured with nothing of the submission beside it: a busy process it left behind (its own
+    session, its parent gone) is stopped with its worker before the course's loop runs."""
+    from autograder.checks import a06
+
+    path = tmp_path / "pid"
+    with _accounted_session(call_timeout=30.0) as s:
+        s.run("cell-0", LEFT_RUNNING)
+        assert s.call("leave_one_running", (str(path),), {}) == 0
+        for _ in range(100):
+            if path.exists() and path.read_text():
+                break
+            time.sleep(0.05)
+        pid = int(path.read_text())
+        assert _state(pid) in ("R", "S")  # running, after the call that left it
+        assert a06.plain_loop_seconds(({b"hug": 10, b"pug": 5}, 258), 5.0, s)[1] is False
+        for _ in range(40):
+            if _state(pid) in ("gone", "Z"):
+                break
+            time.sleep(0.05)
+        assert _state(pid) in ("gone", "Z")  # killed (reaped, or a zombie of the process that adopted it)
+
+
+def _state(pid: int) -> str:
+    """A process's state letter from /proc (``"gone"`` once reaped; ``"Z"`` killed, not reaped by its new parent)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except FileNotFoundError:
+        return "gone"
