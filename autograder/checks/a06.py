@@ -9,8 +9,10 @@ Two parts are measurements, not lists of cases (:attr:`autograder.spec.Spec.meas
 * ``check_train_fast(fn, "speed")``: on chunk counts of Genesis drawn for the student, the learner's trainer must
   make the reference's merges and spend at most 1/12 of the CPU time of the course's plain loop
   (:func:`bpe_ref.scale.train_plain`) on the same counts. While grading, both run in workers of the same kind (the
-  plain loop in a fresh one that holds none of the submission's code, so nothing in it can slow the baseline), and
-  the grader reads their CPU time from ``/proc``: a ratio of CPU times, which a busy machine changes far less than
+  plain loop in a fresh one that holds none of the submission's code, once the submission's worker and whatever it
+  left running are stopped, so nothing of it runs beside the baseline; a rerun of the trainer in a new worker, so it
+  cannot answer from what an earlier run kept), and the grader reads their CPU time (from the worker's cgroup, which
+  counts every process it ran, else from ``/proc``): a ratio of CPU times, which a busy machine changes far less than
   it changes wall time. Both are timed with the garbage collector off (its sweeps cost in proportion to whatever
   else the process holds), and a trainer under the bar but within a factor of 3 of it gets up to two more runs, and
   the plain loop as many, the fastest of each counting: a burst of load beside one run costs no points and gives
