@@ -30,6 +30,7 @@ import contextvars
 import copy
 import functools
 import io
+import itertools
 import linecache
 import os
 import pickle
@@ -37,7 +38,7 @@ import re
 import sys
 import warnings
 import weakref
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, overload
 
@@ -683,17 +684,32 @@ def mapping_differs(returned: Mapping, expected: Mapping, at_most: int = 2) -> s
     """
     if ", ..." not in show(dict(returned)) + show(dict(expected)):
         return ""
-    parts = []
-    for key, value in expected.items():
-        if key not in returned:
-            parts.append(f"{show(key)} missing")
-        elif returned[key] != value:
-            parts.append(f"at {show(key)}: {show(value)} expected, {show(returned[key])} returned")
-        if len(parts) == at_most:
-            break
-    extra = [key for key in returned if key not in expected]
-    parts += [f"{show(key)} not expected" for key in extra[: at_most - len(parts)]]
+    said = {
+        "missing": lambda key: f"{show(key)} missing",
+        "differs": lambda key: f"at {show(key)}: {show(expected[key])} expected, {show(returned[key])} returned",
+        "extra": lambda key: f"{show(key)} not expected",
+    }
+    parts = [said[kind](key) for kind, key in itertools.islice(differing_keys(returned, expected), at_most)]
     return f" ({'; '.join(parts)})" if parts else ""
+
+
+def differing_keys(got: Mapping, expected: Mapping) -> Iterator[tuple[str, Any]]:
+    """Where ``got`` differs from ``expected``, key by key: ``("missing", key)`` and ``("differs", key)`` in the
+    expected order, then ``("extra", key)`` for each key not expected (the one walk of the checks' and the charts'
+    messages).
+
+    Example:
+        >>> list(differing_keys({"a": 1, "b": 3, "z": 0}, {"a": 1, "b": 2, "c": 4}))
+        [('differs', 'b'), ('missing', 'c'), ('extra', 'z')]
+    """
+    for key, value in expected.items():
+        if key not in got:
+            yield "missing", key
+        elif got[key] != value:
+            yield "differs", key
+    for key in got:
+        if key not in expected:
+            yield "extra", key
 
 
 def as_pair(value: Any) -> Any:

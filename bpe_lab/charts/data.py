@@ -21,6 +21,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ..harness import differing_keys
 from ..traces import Pair, Round
 
 __all__ = [
@@ -271,13 +272,12 @@ def _short(value: Any, limit: int = 120) -> str:
 
 
 def _diff(got: Mapping[Any, Any], expected: Mapping[Any, Any], limit: int = 3) -> str:
-    parts = []
-    for key, value in expected.items():
-        if key not in got:
-            parts.append(f"{key!r} is missing (course's run: {value})")
-        elif got[key] != value:
-            parts.append(f"{key!r}: yours {got[key]!r}, the course's run {value}")
-    parts += [f"{key!r} should not be there (yours {got[key]!r})" for key in got if key not in expected]
+    said = {
+        "missing": lambda key: f"{key!r} is missing (course's run: {expected[key]})",
+        "differs": lambda key: f"{key!r}: yours {got[key]!r}, the course's run {expected[key]}",
+        "extra": lambda key: f"{key!r} should not be there (yours {got[key]!r})",
+    }
+    parts = [said[kind](key) for kind, key in differing_keys(got, expected)]
     return "; ".join(parts[:limit]) + (f"; and {len(parts) - limit} more" if len(parts) > limit else "")
 
 
