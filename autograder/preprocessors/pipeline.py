@@ -91,6 +91,9 @@ def configure(c: Any, course_root: Path) -> None:
     c.CourseDirectory.ignore = [*c.CourseDirectory.get("ignore", IGNORED), "*.unreadable"]
     c.Autograde.sanitize_preprocessors = list(SANITIZE)
     c.Autograde.autograde_preprocessors = list(AUTOGRADE)
+    # nbconvert checks the notebook against nbformat's schema once, after the last step, not after every step: what
+    # is written is checked all the same, and a step that broke the notebook still fails it
+    c.Exporter.optimistic_validation = True
     # The grading kernel logs only errors (not its warning about local TCP sockets); it keeps no input history
     # (autograder.isolation.kernel.KERNEL_OPTIONS).
     c.Execute.extra_arguments = ["--IPKernelApp.log_level=ERROR"]

@@ -1,10 +1,13 @@
 """The sandbox fails closed, shows student code only an allowlist, and limits all of a submission's processes."""
 
+import errno
 import importlib.metadata
 import importlib.util
+import json
 import os
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -455,3 +458,103 @@ def test_student_code_sees_no_canary_of_the_graders_environment(monkeypatch):
             assert "CANARIES [] IMPORTABLE False" in done.stdout, (packages, done.stdout)
     finally:
         remove_canaries(made)
+
+
+SITE_LISTING = """
+import json, os, sys
+print(json.dumps({folder: sorted(os.listdir(folder)) for folder in sys.argv[1:] if os.path.isdir(folder)}))
+"""
+
+
+def _site_binds(argv):
+    """``{site folder: what is bound over it}`` of a sandbox argv (a view), and the site folders emptied instead."""
+    folders = sandbox.site_folders()
+    views = {argv[i + 2]: argv[i + 1] for i, a in enumerate(argv) if a == "--ro-bind" and argv[i + 2] in folders}
+    emptied = [argv[i + 1] for i, a in enumerate(argv) if a == "--tmpfs" and argv[i + 1] in folders]
+    return views, emptied
+
+
+def _allowed_names(folder):
+    """The names in ``folder`` that the allowlist shows (an entry may lie deeper: ``__pycache__/six.*.pyc``)."""
+    inside = [os.path.relpath(e, folder) for e in sandbox.allowed_site_entries() if e.startswith(folder + "/")]
+    return sorted({e.split("/")[0] for e in inside})
+
+
+@pytest.fixture
+def fresh_views(monkeypatch, tmp_path):
+    """An empty cache of site views (``BPE_COURSE_CACHE``), and no digest remembered from earlier tests."""
+    monkeypatch.setenv("BPE_COURSE_CACHE", str(tmp_path / "cache"))
+    sandbox._state_digest.cache_clear()
+    yield tmp_path / "cache" / sandbox.SITE_VIEWS
+    sandbox._state_digest.cache_clear()
+
+
+@pytest.mark.needs("sandbox")
+def test_a_site_folder_is_one_view_of_its_allowed_entries_the_same_files_as_binding_them_one_by_one(
+    fresh_views, monkeypatch
+):
+    argv = sandbox.sandbox_argv(BWRAP)
+    views, _ = _site_binds(argv)
+    folder = os.path.realpath(os.path.dirname(os.path.dirname(importlib.util.find_spec("numpy").origin)))
+    assert folder in views and views[folder].startswith(str(fresh_views))
+    assert argv.count("--ro-bind") < 40  # a mount per distribution's entry was about 120
+    assert sorted(os.listdir(views[folder])) == _allowed_names(folder)
+    numpy_init = os.path.join("numpy", "__init__.py")
+    assert os.stat(os.path.join(views[folder], numpy_init)).st_ino == os.stat(os.path.join(folder, numpy_init)).st_ino
+    done = subprocess.run([*argv, sys.executable, "-c", SITE_LISTING, folder], capture_output=True, text=True,
+                          timeout=60)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == {folder: _allowed_names(folder)}
+
+    # where no view can be made (links refused: another file system, a protected install), the same allowlist,
+    # bound entry by entry into an emptied folder, and no half-made view is left
+    def refuse(*args, **kwargs):
+        raise OSError(errno.EXDEV, "Invalid cross-device link")
+
+    monkeypatch.setenv("BPE_COURSE_CACHE", str(fresh_views.parent.parent / "other-cache"))
+    sandbox._state_digest.cache_clear()
+    monkeypatch.setattr(os, "link", refuse)
+    argv = sandbox.sandbox_argv(BWRAP)
+    views, emptied = _site_binds(argv)
+    assert folder not in views and folder in emptied and os.path.join(folder, "numpy") in argv
+    assert not any((fresh_views.parent.parent / "other-cache" / sandbox.SITE_VIEWS).iterdir())
+    done = subprocess.run([*argv, sys.executable, "-c", SITE_LISTING, folder], capture_output=True, text=True,
+                          timeout=60)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == {folder: _allowed_names(folder)}
+
+
+def test_a_view_follows_the_install_a_file_added_or_replaced_makes_a_new_one(fresh_views, tmp_path):
+    site = tmp_path / "site-packages"
+    (site / "pkg" / "sub").mkdir(parents=True)
+    (site / "pkg" / "__init__.py").write_text("A = 1\n")
+    (site / "pkg" / "sub" / "b.py").write_text("B = 1\n")
+    (site / "mod.py").write_text("M = 1\n")
+    (site / "pkg" / "link.py").symlink_to("__init__.py")
+    (site / "hidden").mkdir()
+    entries = (str(site / "mod.py"), str(site / "pkg"))
+    first = sandbox.site_view(str(site), entries)
+    assert first and sorted(os.listdir(first)) == ["mod.py", "pkg"]  # not "hidden"
+    assert os.readlink(os.path.join(first, "pkg", "link.py")) == "__init__.py"
+    assert os.stat(os.path.join(first, "pkg", "sub", "b.py")).st_ino == (site / "pkg" / "sub" / "b.py").stat().st_ino
+    (site / "pkg" / "__init__.py").write_text("A = 2\n")  # changed in place: the same file, seen through the link
+    sandbox._state_digest.cache_clear()
+    assert sandbox.site_view(str(site), entries) == first
+    assert open(os.path.join(first, "pkg", "__init__.py")).read() == "A = 2\n"
+    (site / "pkg" / "sub" / "c.py").write_text("C = 1\n")  # a file added deep inside
+    sandbox._state_digest.cache_clear()
+    second = sandbox.site_view(str(site), entries)
+    assert second != first and os.path.exists(os.path.join(second, "pkg", "sub", "c.py"))
+    replacement = site / "pkg" / "sub" / "b.py.new"
+    replacement.write_text("B = 2\n")
+    os.replace(replacement, site / "pkg" / "sub" / "b.py")  # replaced, as pip and editors do
+    sandbox._state_digest.cache_clear()
+    third = sandbox.site_view(str(site), entries)
+    assert third not in (first, second) and open(os.path.join(third, "pkg", "sub", "b.py")).read() == "B = 2\n"
+    # views no longer current are removed once they are old, when a new one is made
+    old = time.time() - sandbox.STALE_VIEW_S - 60
+    os.utime(first, (old, old))
+    (site / "mod2.py").write_text("")
+    sandbox._state_digest.cache_clear()
+    fourth = sandbox.site_view(str(site), (*entries, str(site / "mod2.py")))
+    assert sorted(p.name for p in fresh_views.iterdir()) == sorted(os.path.basename(v) for v in (second, third, fourth))
