@@ -383,10 +383,11 @@ def _state_digest(folder: str, entries: tuple[str, ...]) -> str:
 
     digest = hashlib.sha256(f"{folder}\0{sys.version}".encode())
     for entry in entries:
-        info = os.lstat(entry)
-        digest.update(f"{entry}\0{info.st_dev}\0{info.st_ino}\0{info.st_mtime_ns}\0{info.st_mode}\n".encode())
+        source = os.path.realpath(entry)  # an entry that is a link shows what it points to, as a bind would
+        info = os.stat(source)
+        digest.update(f"{entry}\0{source}\0{info.st_dev}\0{info.st_ino}\0{info.st_mtime_ns}\0{info.st_mode}\n".encode())
         if stat.S_ISDIR(info.st_mode):
-            for root, folders, _ in os.walk(entry):
+            for root, folders, _ in os.walk(source):
                 folders.sort()
                 for name in folders:
                     sub = os.lstat(os.path.join(root, name))
@@ -409,7 +410,7 @@ def _make_view(folder: str, entries: tuple[str, ...], views: Path, digest: str) 
         for entry in entries:
             target = os.path.join(partial, os.path.relpath(entry, folder))
             os.makedirs(os.path.dirname(target), exist_ok=True)
-            _link_tree(entry, target)
+            _link_tree(os.path.realpath(entry), target)
         try:
             os.rename(partial, views / digest)
         except OSError:

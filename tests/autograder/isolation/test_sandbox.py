@@ -532,9 +532,13 @@ def test_a_view_follows_the_install_a_file_added_or_replaced_makes_a_new_one(fre
     (site / "mod.py").write_text("M = 1\n")
     (site / "pkg" / "link.py").symlink_to("__init__.py")
     (site / "hidden").mkdir()
-    entries = (str(site / "mod.py"), str(site / "pkg"))
+    (tmp_path / "elsewhere").mkdir()
+    (tmp_path / "elsewhere" / "e.py").write_text("E = 1\n")
+    (site / "linked").symlink_to(tmp_path / "elsewhere")  # an entry that is a link: what it points to is shown
+    entries = (str(site / "linked"), str(site / "mod.py"), str(site / "pkg"))
     first = sandbox.site_view(str(site), entries)
-    assert first and sorted(os.listdir(first)) == ["mod.py", "pkg"]  # not "hidden"
+    assert first and sorted(os.listdir(first)) == ["linked", "mod.py", "pkg"]  # not "hidden"
+    assert not os.path.islink(os.path.join(first, "linked")) and os.listdir(os.path.join(first, "linked")) == ["e.py"]
     assert os.readlink(os.path.join(first, "pkg", "link.py")) == "__init__.py"
     assert os.stat(os.path.join(first, "pkg", "sub", "b.py")).st_ino == (site / "pkg" / "sub" / "b.py").stat().st_ino
     (site / "pkg" / "__init__.py").write_text("A = 2\n")  # changed in place: the same file, seen through the link
