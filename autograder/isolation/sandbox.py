@@ -44,6 +44,7 @@ import sys
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 MODES = ("required", "auto", "off")
 ALIASES = {"bwrap": "required"}
@@ -342,8 +343,11 @@ def allowed_site_entries(extra_distributions: tuple[str, ...] = ()) -> tuple[str
 SITE_VIEWS = "sandbox-site"
 """The folder (in the course's cache, :func:`autograder.course.directory.cache_dir`) of the site folders' views
 (:func:`site_view`)."""
-STALE_VIEW_S = 24 * 3600
-"""A view of a site folder older than this, and no longer its current one, is removed when a new one is made."""
+UNUSED_VIEW_S = 14 * 24 * 3600
+"""A view no sandbox has started with for this long (a view's time is set at each use) is removed when a new view
+is made: far longer than any grading run, so no view is removed under a running sandbox."""
+_USED_VIEWS: set[str] = set()
+"""The views this process has handed out: never removed by it."""
 
 
 def site_view(folder: str, entries: tuple[str, ...]) -> str | None:
@@ -351,11 +355,14 @@ def site_view(folder: str, entries: tuple[str, ...]) -> str | None:
     files hard-linked: bound read-only over ``folder``, it shows student code the same allowlist as binding each
     entry into an emptied folder, in one mount instead of one per entry (bubblewrap reads the whole mount table for
     each mount, so a sandbox of a hundred binds cost about 70 ms of system time to start; the grading of a
-    notebook starts two). Made once per state of the install and kept in the cache: its name is a digest of every
-    entry's folders (device, inode, modification time), which change whenever a file is added, removed or replaced
-    (a file changed in place is the same inode, so the link sees the change). Returns ``None`` where no view can be
-    made (the cache on another file system than ``folder``, links refused, no writable cache): the caller binds
-    entry by entry.
+    notebook starts two). Made once per state of the install and kept in the course's cache: its name is a digest
+    of every entry's files and folders (device, inode, modification time, size), which changes whenever a file is
+    added, removed or replaced (a file changed in place is the same inode: the link shows the change).
+
+    Returns ``None``, and the caller binds entry by entry, where no view can be made (the cache on another file
+    system than ``folder``, links refused, no writable cache) or where the cache is not private: the folder of views
+    must be this user's, written by no one else, in a folder no one else can rename it out of (another user who
+    could put a folder at a view's name would choose the code every student's kernel imports).
 
     Example:
         >>> site_view("/no/such/site-packages", ("/no/such/site-packages/six.py",)) is None
@@ -365,19 +372,35 @@ def site_view(folder: str, entries: tuple[str, ...]) -> str | None:
         digest = _state_digest(folder, entries)
         from ..course.directory import cache_dir
 
-        views = cache_dir() / SITE_VIEWS
+        views = Path(os.path.abspath(cache_dir() / SITE_VIEWS))
         view = views / digest
-        if not view.is_dir():
+        if not os.path.isdir(view):
             _make_view(folder, entries, views, digest)
+        if not (_private(views) and _private(view)):
+            return None
+        os.utime(view)  # in use: not removed for UNUSED_VIEW_S
+        _USED_VIEWS.add(digest)
         return str(view)
     except OSError:
         return None
 
 
+def _private(path: Path) -> bool:
+    """Whether ``path`` is a folder (not a link) of this user's that no one else may write, in a folder from which
+    no one else can move it (this user's or root's, or one with the sticky bit: ``/tmp``)."""
+    import stat
+
+    info, parent = os.lstat(path), os.lstat(path.parent)
+    mine = stat.S_ISDIR(info.st_mode) and info.st_uid == os.geteuid() and not info.st_mode & 0o022
+    parent_safe = parent.st_uid in (os.geteuid(), 0) and not parent.st_mode & 0o022
+    return mine and (parent_safe or bool(parent.st_mode & stat.S_ISVTX))
+
+
 @functools.lru_cache(maxsize=32)
 def _state_digest(folder: str, entries: tuple[str, ...]) -> str:
-    """The name of the view of ``entries`` in the state the install is in now (see :func:`site_view`); computed
-    once per process."""
+    """The name of the view of ``entries`` in the state the install is in now (see :func:`site_view`): every file
+    and folder's inode, modification time and size (a file replaced by an archive that keeps the times is a new
+    inode). Computed once per process."""
     import hashlib
     import stat
 
@@ -385,48 +408,73 @@ def _state_digest(folder: str, entries: tuple[str, ...]) -> str:
     for entry in entries:
         source = os.path.realpath(entry)  # an entry that is a link shows what it points to, as a bind would
         info = os.stat(source)
-        digest.update(f"{entry}\0{source}\0{info.st_dev}\0{info.st_ino}\0{info.st_mtime_ns}\0{info.st_mode}\n".encode())
+        digest.update(f"{entry}\0{source}\0{info.st_dev}\0{info.st_ino}\0{info.st_mtime_ns}\0{info.st_size}\n".encode())
         if stat.S_ISDIR(info.st_mode):
-            for root, folders, _ in os.walk(source):
+            for root, folders, files in os.walk(source):
                 folders.sort()
-                for name in folders:
+                for name in sorted(folders + files):
                     sub = os.lstat(os.path.join(root, name))
-                    digest.update(f"{root}/{name}\0{sub.st_ino}\0{sub.st_mtime_ns}\0{sub.st_mode}\n".encode())
+                    digest.update(
+                        f"{root}/{name}\0{sub.st_ino}\0{sub.st_mtime_ns}\0{sub.st_size}\0{sub.st_mode}\n".encode()
+                    )
     return digest.hexdigest()[:32]
 
 
 def _make_view(folder: str, entries: tuple[str, ...], views: Path, digest: str) -> None:
     """Make the view ``views/digest`` (see :func:`site_view`): in a folder of its own first, renamed into place
-    whole, so that no sandbox ever binds half a view; another process that made it first wins. Removes views
-    older than :data:`STALE_VIEW_S`. Raises ``OSError`` where a file cannot be linked."""
+    whole, so that no sandbox ever binds half a view; another process that made it first wins. Then removes views
+    unused for :data:`UNUSED_VIEW_S`, each renamed out of its name first, so a name always holds a whole view.
+    Raises ``OSError`` where a file cannot be linked."""
     import stat
     import tempfile
     import time
 
     views.mkdir(parents=True, exist_ok=True, mode=0o700)
+    if not _private(views):
+        raise PermissionError(f"{views} is not private to this user")
     partial = tempfile.mkdtemp(prefix=f".{digest}.", dir=views)
     try:
-        os.chmod(partial, stat.S_IMODE(os.stat(folder).st_mode))
         for entry in entries:
             target = os.path.join(partial, os.path.relpath(entry, folder))
             os.makedirs(os.path.dirname(target), exist_ok=True)
             _link_tree(os.path.realpath(entry), target)
+        os.chmod(partial, stat.S_IMODE(os.stat(folder).st_mode) & 0o755 | stat.S_IRWXU)
         try:
             os.rename(partial, views / digest)
         except OSError:
             if not (views / digest).is_dir():
                 raise
     finally:
-        shutil.rmtree(partial, ignore_errors=True)
+        _remove(partial)
     now = time.time()
     for old in views.iterdir():
-        if old.name != digest and now - old.lstat().st_mtime > STALE_VIEW_S:
-            shutil.rmtree(old, ignore_errors=True)
+        age = now - old.lstat().st_mtime
+        if old.name.startswith("."):  # half made or half removed by a process that stopped: never bound
+            if age > 24 * 3600:
+                _remove(str(old))
+            continue
+        if old.name not in _USED_VIEWS and old.name != digest and age > UNUSED_VIEW_S:
+            trash = views / f".removed.{old.name}.{os.getpid()}"
+            os.rename(old, trash)
+            _remove(str(trash))
+
+
+def _remove(path: str) -> None:
+    """Remove a view (or a half-made one) whole, whatever the modes of its folders."""
+    import stat
+
+    def writable_then_again(function: Any, name: str, _: Any) -> None:
+        os.chmod(os.path.dirname(name), stat.S_IRWXU)
+        function(name)
+
+    if os.path.lexists(path):
+        shutil.rmtree(path, onerror=writable_then_again)
 
 
 def _link_tree(source: str, target: str) -> None:
     """``target`` as a copy of ``source`` whose regular files are hard links; links stay links; other files (a
-    socket, a pipe) are left out."""
+    socket, a pipe) are left out. Its folders are the source's modes, and always writable by this user (the
+    sandbox binds them read-only), so that an unused view can be removed."""
     import stat
 
     info = os.lstat(source)
@@ -439,7 +487,7 @@ def _link_tree(source: str, target: str) -> None:
         with os.scandir(source) as children:
             for child in children:
                 _link_tree(child.path, os.path.join(target, child.name))
-        os.chmod(target, stat.S_IMODE(info.st_mode))
+        os.chmod(target, stat.S_IMODE(info.st_mode) & 0o755 | stat.S_IRWXU)
 
 
 def _inside(path: str, folders: Iterable[str]) -> bool:

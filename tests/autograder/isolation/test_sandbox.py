@@ -8,6 +8,7 @@ import os
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 
@@ -541,24 +542,79 @@ def test_a_view_follows_the_install_a_file_added_or_replaced_makes_a_new_one(fre
     assert not os.path.islink(os.path.join(first, "linked")) and os.listdir(os.path.join(first, "linked")) == ["e.py"]
     assert os.readlink(os.path.join(first, "pkg", "link.py")) == "__init__.py"
     assert os.stat(os.path.join(first, "pkg", "sub", "b.py")).st_ino == (site / "pkg" / "sub" / "b.py").stat().st_ino
-    (site / "pkg" / "__init__.py").write_text("A = 2\n")  # changed in place: the same file, seen through the link
     sandbox._state_digest.cache_clear()
-    assert sandbox.site_view(str(site), entries) == first
+    assert sandbox.site_view(str(site), entries) == first  # nothing changed: the same view
+    (site / "pkg" / "__init__.py").write_text("A = 2\n")  # changed in place: the same file, seen through the link
     assert open(os.path.join(first, "pkg", "__init__.py")).read() == "A = 2\n"
     (site / "pkg" / "sub" / "c.py").write_text("C = 1\n")  # a file added deep inside
     sandbox._state_digest.cache_clear()
     second = sandbox.site_view(str(site), entries)
     assert second != first and os.path.exists(os.path.join(second, "pkg", "sub", "c.py"))
+    assert not os.path.exists(os.path.join(first, "pkg", "sub", "c.py"))
     replacement = site / "pkg" / "sub" / "b.py.new"
     replacement.write_text("B = 2\n")
     os.replace(replacement, site / "pkg" / "sub" / "b.py")  # replaced, as pip and editors do
     sandbox._state_digest.cache_clear()
     third = sandbox.site_view(str(site), entries)
     assert third not in (first, second) and open(os.path.join(third, "pkg", "sub", "b.py")).read() == "B = 2\n"
-    # views no longer current are removed once they are old, when a new one is made
-    old = time.time() - sandbox.STALE_VIEW_S - 60
-    os.utime(first, (old, old))
-    (site / "mod2.py").write_text("")
+    replaced = site / "pkg" / "sub" / "b.py"  # replaced again by an archive that keeps the times: a new inode
+    times = (replaced.stat().st_atime, replaced.stat().st_mtime)
+    folder_times = (replaced.parent.stat().st_atime, replaced.parent.stat().st_mtime)
+    replaced.unlink()
+    replaced.write_text("B = 3\n")
+    os.utime(replaced, times)
+    os.utime(replaced.parent, folder_times)
     sandbox._state_digest.cache_clear()
-    fourth = sandbox.site_view(str(site), (*entries, str(site / "mod2.py")))
-    assert sorted(p.name for p in fresh_views.iterdir()) == sorted(os.path.basename(v) for v in (second, third, fourth))
+    assert sandbox.site_view(str(site), entries) not in (first, second, third)
+
+
+def test_a_view_in_use_is_never_removed_and_one_unused_for_long_is(fresh_views, tmp_path, monkeypatch):
+    site = tmp_path / "site-packages"
+    site.mkdir()
+    (site / "a.py").write_text("")
+    (site / "b.py").write_text("")
+    (site / "ro").mkdir()
+    (site / "ro" / "c.py").write_text("")
+    (site / "ro").chmod(0o555)  # a read-only folder of a package: its view can still be removed
+    first = sandbox.site_view(str(site), (str(site / "a.py"), str(site / "ro")))
+    long_ago = time.time() - sandbox.UNUSED_VIEW_S - 60
+    os.utime(first, (long_ago, long_ago))
+    second = sandbox.site_view(str(site), (str(site / "b.py"),))
+    assert os.path.isdir(first) and os.path.isdir(second)  # this process handed it out: it may be in use
+    assert sandbox.site_view(str(site), (str(site / "a.py"), str(site / "ro"))) == first
+    assert time.time() - os.stat(first).st_mtime < 60  # each use sets its time
+    monkeypatch.setattr(sandbox, "_USED_VIEWS", set())  # another process, later
+    os.utime(first, (long_ago, long_ago))
+    sandbox._state_digest.cache_clear()
+    (site / "b.py").write_text("changed")
+    third = sandbox.site_view(str(site), (str(site / "b.py"),))
+    assert not os.path.exists(first) and {p.name for p in fresh_views.iterdir()} == {
+        os.path.basename(second),
+        os.path.basename(third),
+    }
+
+
+def test_a_cache_another_user_could_write_is_not_used_and_its_path_is_absolute(fresh_views, tmp_path, monkeypatch):
+    site = tmp_path / "site-packages"
+    site.mkdir()
+    (site / "a.py").write_text("")
+    entries = (str(site / "a.py"),)
+    view = sandbox.site_view(str(site), entries)
+    assert view and os.path.isabs(view)
+    fresh_views.chmod(0o777)  # anyone may put a folder at a view's name: the code every kernel imports
+    assert sandbox.site_view(str(site), entries) is None
+    fresh_views.chmod(0o700)
+    os.chmod(view, 0o777)
+    assert sandbox.site_view(str(site), entries) is None
+    os.chmod(view, 0o755)
+    assert sandbox.site_view(str(site), entries) == view
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("BPE_COURSE_CACHE", "relative-cache")  # bwrap starts in another folder: the path is absolute
+    assert sandbox.site_view(str(site), entries) == str(
+        tmp_path / "relative-cache" / sandbox.SITE_VIEWS / Path(view).name
+    )
+    monkeypatch.delenv("BPE_COURSE_CACHE")
+    monkeypatch.setenv("XDG_CACHE_HOME", "relative-xdg")  # ignored, as the XDG specification says
+    from autograder.course.directory import cache_dir
+
+    assert cache_dir().is_absolute() and "relative-xdg" not in str(cache_dir())
