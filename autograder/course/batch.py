@@ -34,8 +34,11 @@ def confirm_isolation(course_root: Path, mode: str) -> None:
         autograder.isolation.sandbox.SandboxUnavailable: ``mode`` is ``required`` and bubblewrap cannot run, or an
             ``extra_distributions`` entry is not installed (named).
     """
-    if sandbox.resolve(mode):
-        sandbox.allowed_site_entries(tuple(configured(course_root, "extra_distributions", [])))
+    bwrap = sandbox.resolve(mode)
+    if bwrap:
+        # the allowlist, and the views of the site folders made (sandbox.site_view), once, before the grading
+        # workers are forked: they inherit both instead of each working them out
+        sandbox.sandbox_argv(bwrap, extra_distributions=configured(course_root, "extra_distributions", []))
 
 
 def machine_isolation(course_root: Path | None) -> tuple[str, bool]:

@@ -24,6 +24,7 @@ import io
 import json
 import re
 import statistics
+import typing
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -366,6 +367,11 @@ def build_report(db_url: str, autograded_dir: Path | str, assignment: str | None
     return Report(safe_url(db_url), str(root), generated, reports)
 
 
+def _top(key: tuple[str, str], grade: typing.Any, max_points: dict[tuple[str, str], float]) -> float:
+    """A grade's maximum: its source cell's, or nbgrader's own for a cell the source does not have."""
+    return max_points[key] if key in max_points else float(grade.max_score or 0)
+
+
 def _assignment_report(assignment, root: Path) -> AssignmentReport:
     notebooks = sorted(assignment.notebooks, key=lambda n: n.name)
     several = len(notebooks) > 1
@@ -395,7 +401,8 @@ def _assignment_report(assignment, root: Path) -> AssignmentReport:
         problems: list[dict[str, str]] = []
         for notebook in sorted(submission.notebooks, key=lambda n: n.name):
             grades = {(notebook.name, g.name): g for g in notebook.grades}
-            failing = [k for k, g in grades.items() if float(g.score or 0) < float(g.max_score or 0)]
+            # a cell's maximum from the source cells (nbgrader's Grade.max_score is a query of its own per grade)
+            failing = [k for k, g in grades.items() if float(g.score or 0) < _top(k, g, max_points)]
             nb = _read_notebook(root / student / assignment.name / f"{notebook.name}.ipynb", root)
             problems += _problems(nb)
             messages = _messages(nb)

@@ -31,3 +31,20 @@ def test_a_student_without_a_submission_is_an_error_naming_the_student_and_the_f
 
 def test_no_choice_keeps_the_whole_class():
     assert select(CLASS, Path("class")) == CLASS
+
+
+@pytest.mark.needs("sandbox")
+def test_isolation_is_confirmed_with_the_views_of_the_site_folders_made_before_any_worker_starts(
+    course_root, monkeypatch, tmp_path
+):
+    from autograder.course.batch import confirm_isolation
+    from autograder.isolation import sandbox
+
+    monkeypatch.setenv("BPE_COURSE_CACHE", str(tmp_path / "cache"))
+    sandbox._state_digest.cache_clear()
+    try:
+        confirm_isolation(course_root, "required")
+        made = list((tmp_path / "cache" / sandbox.SITE_VIEWS).iterdir())
+        assert made and sandbox._state_digest.cache_info().currsize >= 1  # the workers, forked after, inherit them
+    finally:
+        sandbox._state_digest.cache_clear()
