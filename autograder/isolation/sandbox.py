@@ -354,7 +354,7 @@ def site_view(folder: str, entries: tuple[str, ...]) -> str | None:
     """A folder that holds ``entries`` (files and folders of the site folder ``folder``) and nothing else, their
     files hard-linked: bound read-only over ``folder``, it shows student code the same allowlist as binding each
     entry into an emptied folder, in one mount instead of one per entry (bubblewrap reads the whole mount table for
-    each mount, so a sandbox of a hundred binds cost about 70 ms of system time to start; the grading of a
+    each mount, so a sandbox of a hundred binds cost about 75 ms of system time to start; the grading of a
     notebook starts two). Made once per state of the install and kept in the course's cache: its name is a digest
     of every entry's files and folders (device, inode, modification time, size), which changes whenever a file is
     added, removed or replaced (a file changed in place is the same inode: the link shows the change).
@@ -430,6 +430,9 @@ def _make_view(folder: str, entries: tuple[str, ...], views: Path, digest: str) 
     import time
 
     views.mkdir(parents=True, exist_ok=True, mode=0o700)
+    cache = os.lstat(views.parent)
+    if cache.st_uid == os.geteuid() and cache.st_mode & 0o022 and stat.S_ISDIR(cache.st_mode):
+        os.chmod(views.parent, stat.S_IMODE(cache.st_mode) & ~0o022)  # this user's cache (a umask of 002 made it)
     if not _private(views):
         raise PermissionError(f"{views} is not private to this user")
     partial = tempfile.mkdtemp(prefix=f".{digest}.", dir=views)
@@ -468,7 +471,10 @@ def _remove(path: str) -> None:
         function(name)
 
     if os.path.lexists(path):
-        shutil.rmtree(path, onerror=writable_then_again)
+        if sys.version_info >= (3, 12):
+            shutil.rmtree(path, onexc=writable_then_again)
+        else:
+            shutil.rmtree(path, onerror=writable_then_again)
 
 
 def _link_tree(source: str, target: str) -> None:

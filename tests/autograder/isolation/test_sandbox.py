@@ -608,6 +608,10 @@ def test_a_cache_another_user_could_write_is_not_used_and_its_path_is_absolute(f
     assert sandbox.site_view(str(site), entries) is None
     os.chmod(view, 0o755)
     assert sandbox.site_view(str(site), entries) == view
+    fresh_views.parent.chmod(0o775)  # the user's own cache, made under a umask of 002: made private again, used
+    (site / "b.py").write_text("")  # a new state: a new view is made
+    assert sandbox.site_view(str(site), (*entries, str(site / "b.py"))) is not None
+    assert not fresh_views.parent.stat().st_mode & 0o022
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("BPE_COURSE_CACHE", "relative-cache")  # bwrap starts in another folder: the path is absolute
     assert sandbox.site_view(str(site), entries) == str(
