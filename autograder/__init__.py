@@ -46,6 +46,8 @@ in a test.
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
 from typing import Any
 
 from bpe_lab.startup import defer_iri_syntax
@@ -66,6 +68,24 @@ __all__ = [
     "check_merge_vocab",
     "check_train_bpe",
 ]
+
+
+def cache_dir() -> Path:
+    """The course's cache folder, an absolute path: ``$BPE_COURSE_CACHE``, else ``$XDG_CACHE_HOME/bpe-course`` (a
+    relative ``XDG_CACHE_HOME`` is ignored, as the XDG specification says), else ``~/.cache/bpe-course``. It holds
+    the prepared gradebooks (:mod:`autograder.course.directory`) and the sandbox's views of the installed packages
+    (:func:`autograder.isolation.sandbox.site_view`): here, in the package itself, because every room may use it.
+
+    Example:
+        >>> cache_dir().is_absolute()
+        True
+    """
+    if os.environ.get("BPE_COURSE_CACHE"):
+        return Path(os.path.abspath(os.environ["BPE_COURSE_CACHE"]))
+    base = os.environ.get("XDG_CACHE_HOME", "")
+    if not os.path.isabs(base):
+        base = str(Path.home() / ".cache")
+    return Path(base) / "bpe-course"
 
 
 def __getattr__(name: str) -> Any:

@@ -21,19 +21,9 @@ from pathlib import Path
 from traitlets.config import Config
 from traitlets.config.loader import PyFileConfigLoader
 
+from .. import cache_dir
+
 CONFIG_FILE = "nbgrader_config.py"
-
-
-def cache_dir() -> Path:
-    """Where prepared gradebooks and the sandbox's views of the installed packages are cached, an absolute path:
-    ``$BPE_COURSE_CACHE``, else ``$XDG_CACHE_HOME/bpe-course`` (a relative ``XDG_CACHE_HOME`` is ignored, as the XDG
-    specification says), else ``~/.cache/bpe-course``."""
-    if os.environ.get("BPE_COURSE_CACHE"):
-        return Path(os.path.abspath(os.environ["BPE_COURSE_CACHE"]))
-    base = os.environ.get("XDG_CACHE_HOME", "")
-    if not os.path.isabs(base):
-        base = str(Path.home() / ".cache")
-    return Path(base) / "bpe-course"
 
 
 class CourseError(Exception):

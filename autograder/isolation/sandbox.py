@@ -341,7 +341,7 @@ def allowed_site_entries(extra_distributions: tuple[str, ...] = ()) -> tuple[str
 
 
 SITE_VIEWS = "sandbox-site"
-"""The folder (in the course's cache, :func:`autograder.course.directory.cache_dir`) of the site folders' views
+"""The folder (in the course's cache, :func:`autograder.cache_dir`) of the site folders' views
 (:func:`site_view`)."""
 UNUSED_VIEW_S = 14 * 24 * 3600
 """A view no sandbox has started with for this long (a view's time is set at each use) is removed when a new view
@@ -370,7 +370,7 @@ def site_view(folder: str, entries: tuple[str, ...]) -> str | None:
     """
     try:
         digest = _state_digest(folder, entries)
-        from ..course.directory import cache_dir
+        from .. import cache_dir
 
         views = Path(os.path.abspath(cache_dir() / SITE_VIEWS))
         view = views / digest

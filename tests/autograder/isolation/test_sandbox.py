@@ -619,6 +619,6 @@ def test_a_cache_another_user_could_write_is_not_used_and_its_path_is_absolute(f
     )
     monkeypatch.delenv("BPE_COURSE_CACHE")
     monkeypatch.setenv("XDG_CACHE_HOME", "relative-xdg")  # ignored, as the XDG specification says
-    from autograder.course.directory import cache_dir
+    from autograder import cache_dir
 
     assert cache_dir().is_absolute() and "relative-xdg" not in str(cache_dir())
