@@ -71,13 +71,19 @@ def pack(value, depth=0):
     if kind is tuple:  # the built-in containers first, by their exact type (no check of each other type)
         if all(v is None or type(v) in _SCALARS for v in value):  # a pair of ids
             return {"t": list(value)}
+        if depth < MAX_DEPTH and all(type(v) is bytes for v in value):  # a pair of tokens' bytes
+            return {"t": [{"b": v.decode("latin-1")} for v in value]}
         return {"t": [pack(v, depth + 1) for v in value]}
-    if kind is dict:  # a plain key or value is taken as it is (no call for each)
+    if kind is dict:  # a plain key or value is taken as it is, and so are bytes (no call for each)
         scalars, deeper = _SCALARS, depth + 1
         return {
             "d": [
                 [
-                    k if k is None or type(k) in scalars else pack(k, deeper),
+                    k
+                    if k is None or type(k) in scalars
+                    else {"b": k.decode("latin-1")}
+                    if type(k) is bytes and deeper <= MAX_DEPTH
+                    else pack(k, deeper),
                     v if v is None or type(v) in scalars else pack(v, deeper),
                 ]
                 for k, v in value.items()

@@ -619,6 +619,10 @@ class Session:
         )
 
 
+_PLAIN = (bool, int, float, str)
+"""The types JSON gives back as they are."""
+
+
 def decode_answer(data: Any) -> Any:
     """Rebuild the value of a worker's answer, trusting nothing in it.
 
@@ -635,13 +639,19 @@ def decode_answer(data: Any) -> Any:
     """
     budget = [MAX_ITEMS]
 
-    def build(node: Any, depth: int) -> Any:
-        budget[0] -= 1
+    def spend(values: int, depth: int) -> None:
+        budget[0] -= values
         if budget[0] < 0 or depth > 100:
             raise ValueError(f"an answer larger than {MAX_ITEMS:,} values or nested too deep")
-        if node is None or type(node) in (bool, int, float, str):
+
+    def build(node: Any, depth: int) -> Any:
+        spend(1, depth)
+        if node is None or type(node) in _PLAIN:
             return node
         if type(node) is list:
+            if all(v is None or type(v) in _PLAIN for v in node):  # ids: counted and taken at once
+                spend(len(node), depth + 1 if node else depth)
+                return list(node)
             return [build(v, depth + 1) for v in node]
         if type(node) is not dict or len(node) != 1:
             raise ValueError("an answer that is not plain data")
@@ -651,6 +661,9 @@ def decode_answer(data: Any) -> Any:
         if type(body) is not list:
             raise ValueError("an answer that is not plain data")
         if tag == "t":
+            if body and all(v is None or type(v) in _PLAIN for v in body):  # a pair of ids, at once
+                spend(len(body), depth + 1)
+                return tuple(body)
             return tuple(build(v, depth + 1) for v in body)
         if tag == "d":
             if not all(type(pair) is list and len(pair) == 2 for pair in body):
