@@ -284,9 +284,35 @@ def _read_notebook(path: Path, root: Path):
         resolved = path.resolve()
         if root not in resolved.parents or not resolved.is_file() or resolved.stat().st_size > doctor.MAX_BYTES:
             return None
-        return nbformat.reads(resolved.read_text(encoding="utf-8", errors="replace"), 4)
-    except Exception:  # a notebook nbformat cannot read: no messages, the scores still count
+        data = json.loads(resolved.read_text(encoding="utf-8", errors="replace"))
+    except Exception:  # a notebook that cannot be read: no messages, the scores still count
         return None
+    if not isinstance(data, dict) or data.get("nbformat") != 4 or not isinstance(data.get("cells"), list):
+        return None  # nbgrader writes version 4: anything else is not its notebook
+    # its cells as plain dicts (what _messages and _problems read), not nbformat's nodes: a node for every dict of
+    # every output was most of the report's time in a class of hundreds
+    return nbformat.NotebookNode(cells=[cell for cell in data["cells"] if isinstance(cell, dict)])
+
+
+def _submissions(assignment) -> list:
+    """The assignment's submissions with their students, notebooks, grades and grade cells loaded in a few queries
+    (SQLAlchemy's ``selectinload``), not one query for each of them as the objects are read."""
+    from nbgrader.api import Grade, SubmittedAssignment, SubmittedNotebook
+    from sqlalchemy.orm import object_session, selectinload
+
+    session = object_session(assignment)
+    if session is None:
+        return list(assignment.submissions)
+    return (
+        session.query(SubmittedAssignment)
+        .filter(SubmittedAssignment.assignment_id == assignment.id)
+        .options(
+            selectinload(SubmittedAssignment.student),
+            selectinload(SubmittedAssignment.notebooks).selectinload(SubmittedNotebook.notebook),
+            selectinload(SubmittedAssignment.notebooks).selectinload(SubmittedNotebook.grades).selectinload(Grade.cell),
+        )
+        .all()
+    )
 
 
 def _messages(nb) -> dict[str, str]:
@@ -396,7 +422,7 @@ def _assignment_report(assignment, root: Path) -> AssignmentReport:
     failures: dict[tuple[str, str], dict[tuple[str, str], list[tuple[str, str, str]]]] = {k: {} for k in test_order}
     exercise_points: dict[str, dict[str, float]] = {}
     rows = []
-    for submission in sorted(assignment.submissions, key=lambda s: s.student.id):
+    for submission in sorted(_submissions(assignment), key=lambda s: s.student.id):
         student = submission.student.id
         problems: list[dict[str, str]] = []
         for notebook in sorted(submission.notebooks, key=lambda n: n.name):

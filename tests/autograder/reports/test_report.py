@@ -245,6 +245,41 @@ def test_a_notebook_outside_the_autograded_folder_is_never_read(class_with_late_
     assert group.returned == "(no failure message recorded)"
 
 
+@pytest.mark.parametrize(
+    ("garbled", "messages_kept"),
+    [
+        pytest.param(lambda text: text[: len(text) // 2], False, id="cut-short"),
+        pytest.param(lambda text: text.replace('"nbformat": 4', '"nbformat": 3', 1), False, id="version-3"),
+        pytest.param(lambda text: text.replace('"cells": [', '"cells": [7, "x", ', 1), True, id="cells-not-objects"),
+    ],
+)
+def test_a_garbled_autograded_notebook_costs_only_its_own_messages(
+    class_with_late_and_flagged_work, garbled, messages_kept
+):
+    """The report reads an autograded notebook's failure messages; one it cannot read changes nothing else."""
+    url, autograded = class_with_late_and_flagged_work
+    student = "merge-no-skip"
+
+    def seen(part):
+        scores = [(s.student, s.final_score) for s in part.submissions]
+        tests = [(t.name, t.passed, t.graded) for t in part.tests]
+        others = [(t.name, m.call, m.returned, [s for s in m.students if s != student]) for t in part.tests
+                  for m in t.mistakes]  # fmt: skip
+        own = sorted((t.name, m.returned) for t in part.tests for m in t.mistakes if student in m.students)
+        return scores, tests, sorted(o for o in others if o[3]), own  # sorted: a group's rank is by its size
+
+    before = seen(_part(report.build_report(url, autograded, A01), A01))
+    path = autograded / student / A01 / f"{A01}.ipynb"
+    path.write_text(garbled(path.read_text(encoding="utf-8")), encoding="utf-8")
+    after = seen(_part(report.build_report(url, autograded, A01), A01))
+    assert after[:3] == before[:3]
+    assert before[3] and all(returned != "(no failure message recorded)" for _, returned in before[3])
+    if messages_kept:
+        assert after[3] == before[3]
+    else:
+        assert after[3] == [(name, "(no failure message recorded)") for name, _ in before[3]]
+
+
 def test_grade_ends_with_a_report_that_lists_what_the_doctor_found(course_root, course_copy, tmp_path, capsys):
     answers = dict(STUDENTS_01["correct-loops"])
     answers["merge"] = "import bpe_ref\n" + answers["merge"]  # an integrity flag, and merge still right
