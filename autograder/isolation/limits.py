@@ -310,22 +310,21 @@ def _write(path: str, value: object, optional: bool = False) -> None:
             raise
 
 
-JOIN_CGROUP = """
-import os, sys
-end = sys.argv.index("--")
-for path in sys.argv[1:end]:
-    with open(path, "w") as handle:
-        handle.write(str(os.getpid()))
-os.execvp(sys.argv[end + 1], sys.argv[end + 1:])
-"""
-"""Moves itself into the cgroups whose ``cgroup.procs`` files are given, then becomes the command after ``--``."""
+JOIN_CGROUP = 'for path do if [ "$path" = -- ]; then shift; exec "$@"; fi; echo $$ > "$path" || exit 126; shift; done'
+"""A ``/bin/sh`` script: moves itself into the cgroups whose ``cgroup.procs`` files are given, then becomes the command
+after ``--`` (a shell starts in a tenth of the CPU time of ``python -I -S``, twice for each notebook graded)."""
 
 
 def joined_command(command: list[str], cgroup: Cgroup | None) -> list[str]:
-    """``command``, started inside ``cgroup`` (unchanged when ``cgroup`` is ``None``)."""
+    """``command``, started inside ``cgroup`` (unchanged when ``cgroup`` is ``None``).
+
+    Example:
+        >>> joined_command(["true"], Cgroup(["/sys/fs/cgroup/g"], ["/sys/fs/cgroup/g/cgroup.procs"]))[-3:]
+        ['/sys/fs/cgroup/g/cgroup.procs', '--', 'true']
+    """
     if cgroup is None:
         return command
-    return [sys.executable, "-I", "-S", "-c", JOIN_CGROUP, *cgroup.procs, "--", *command]
+    return ["/bin/sh", "-c", JOIN_CGROUP, "join-cgroup", *cgroup.procs, "--", *command]
 
 
 SET_LIMITS = """
