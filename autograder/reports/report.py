@@ -284,14 +284,9 @@ def _read_notebook(path: Path, root: Path):
         resolved = path.resolve()
         if root not in resolved.parents or not resolved.is_file() or resolved.stat().st_size > doctor.MAX_BYTES:
             return None
-        data = json.loads(resolved.read_text(encoding="utf-8", errors="replace"))
-    except Exception:  # a notebook that cannot be read: no messages, the scores still count
+        return nbformat.reads(resolved.read_text(encoding="utf-8", errors="replace"), 4)
+    except Exception:  # a notebook nbformat cannot read: no messages, the scores still count
         return None
-    if not isinstance(data, dict) or data.get("nbformat") != 4 or not isinstance(data.get("cells"), list):
-        return None  # nbgrader writes version 4: anything else is not its notebook
-    # its cells as plain dicts (what _messages and _problems read), not nbformat's nodes: a node for every dict of
-    # every output was most of the report's time in a class of hundreds
-    return nbformat.NotebookNode(cells=[cell for cell in data["cells"] if isinstance(cell, dict)])
 
 
 def _submissions(assignment) -> list:
@@ -430,8 +425,11 @@ def _assignment_report(assignment, root: Path) -> AssignmentReport:
             # a cell's maximum from the source cells (nbgrader's Grade.max_score is a query of its own per grade)
             failing = [k for k, g in grades.items() if float(g.score or 0) < _top(k, g, max_points)]
             nb = _read_notebook(root / student / assignment.name / f"{notebook.name}.ipynb", root)
-            problems += _problems(nb)
-            messages = _messages(nb)
+            try:
+                found, messages = _problems(nb), _messages(nb)
+            except Exception:  # cells that are not what nbgrader writes (a forged output or metadata): only this
+                found, messages = [], {}  # notebook's messages are lost, never the report of the class
+            problems += found
             for key, grade in grades.items():
                 if key not in graded:
                     continue

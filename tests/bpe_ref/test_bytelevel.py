@@ -174,6 +174,13 @@ def test_encode_bytes_on_a_trained_table_matches_the_educational_encoder():
 # ---------------------------------------------------------------------------------------------------------------
 
 
+class _HidesItsKeys(dict):
+    """A table that answers ``False`` to every ``in``: its entries are checked one by one all the same."""
+
+    def __contains__(self, key: object) -> bool:
+        return False
+
+
 @pytest.mark.parametrize(
     ("call", "error", "match"),
     [
@@ -190,6 +197,13 @@ def test_encode_bytes_on_a_trained_table_matches_the_educational_encoder():
         (lambda: ref.encode_ranks("ab", {b"a": 0}, GPT4_PATTERN, {}), ValueError, "no rank for the bytes b'b'"),
         (lambda: ref.encode_ranks("ab", {"a": 0}, GPT4_PATTERN, {}), TypeError, "non-empty bytes"),
         (lambda: ref.encode_ranks("ab", {b"a": 0}, GPT4_PATTERN, {"": 5}), TypeError, "special_tokens"),
+        # the whole table is checked, not only the entries a text uses; each bad entry is named
+        (lambda: ref.encode_ranks("a", {b"a": 0, b"": 1}, GPT4_PATTERN, {}), TypeError, "non-empty bytes, got b''"),
+        (lambda: ref.encode_ranks("a", _HidesItsKeys({b"a": 0, b"": 1}), GPT4_PATTERN, {}), TypeError, "got b''"),
+        (lambda: ref.encode_ranks("a", {b"a": True}, GPT4_PATTERN, {}), TypeError, r"mergeable_ranks\[b'a'\] must"),
+        (lambda: ref.encode_ranks("a", {b"a": 0, b"b": 1.0}, GPT4_PATTERN, {}), TypeError, r"\[b'b'\] must be an int"),
+        (lambda: ref.encode_bytes("ab", {(97, 98): True}, GPT4_PATTERN), TypeError, r"merges\[\(97, 98\)\] must"),
+        (lambda: ref.encode_bytes("ab", {(97, False): 256}, GPT4_PATTERN), TypeError, "the pair .* of merges must"),
     ],
 )
 def test_bad_input_names_the_offending_value(call, error, match):

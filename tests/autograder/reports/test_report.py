@@ -245,18 +245,44 @@ def test_a_notebook_outside_the_autograded_folder_is_never_read(class_with_late_
     assert group.returned == "(no failure message recorded)"
 
 
+def _every_output(text: str, change) -> str:
+    """The notebook ``text`` with ``change(output)`` applied to every output of every cell (JSON as nbgrader writes
+    it: multi-line strings as lists of lines)."""
+    data = json.loads(text)
+    for cell in data["cells"]:
+        for output in cell.get("outputs", []):
+            change(output)
+    return json.dumps(data)
+
+
+def _first_cell(text: str, **fields) -> str:
+    data = json.loads(text)
+    data["cells"][0].update(fields)
+    return json.dumps(data)
+
+
 @pytest.mark.parametrize(
     ("garbled", "messages_kept"),
     [
         pytest.param(lambda text: text[: len(text) // 2], False, id="cut-short"),
         pytest.param(lambda text: text.replace('"nbformat": 4', '"nbformat": 3', 1), False, id="version-3"),
-        pytest.param(lambda text: text.replace('"cells": [', '"cells": [7, "x", ', 1), True, id="cells-not-objects"),
+        pytest.param(lambda text: text.replace('"cells": [', '"cells": [7, "x", ', 1), False, id="cells-not-objects"),
+        pytest.param(lambda text: _first_cell(text, metadata="x"), False, id="metadata-a-string"),
+        pytest.param(
+            lambda text: _every_output(text, lambda o: o.update(evalue=None) if "evalue" in o else None),
+            False,
+            id="evalue-null",
+        ),
+        pytest.param(
+            lambda text: text.replace('"outputs": []', '"outputs": "abc"'), False, id="outputs-a-string"
+        ),  # fmt: skip
     ],
 )
 def test_a_garbled_autograded_notebook_costs_only_its_own_messages(
     class_with_late_and_flagged_work, garbled, messages_kept
 ):
-    """The report reads an autograded notebook's failure messages; one it cannot read changes nothing else."""
+    """The report reads an autograded notebook's failure messages; one it cannot read, or whose cells are not what
+    nbgrader writes, loses only its own messages, never the report of the class."""
     url, autograded = class_with_late_and_flagged_work
     student = "merge-no-skip"
 
@@ -278,6 +304,25 @@ def test_a_garbled_autograded_notebook_costs_only_its_own_messages(
         assert after[3] == before[3]
     else:
         assert after[3] == [(name, "(no failure message recorded)") for name, _ in before[3]]
+
+
+def test_a_stream_stored_as_a_list_of_lines_is_read_as_one_text(class_with_late_and_flagged_work):
+    """nbformat writes a multi-line output as a list of lines: a warning a test cell printed before it failed is the
+    cell's message, joined, as nbgrader reads it."""
+    url, autograded = class_with_late_and_flagged_work
+    path = autograded / "merge-no-skip" / A01 / f"{A01}.ipynb"
+    data = json.loads(path.read_text(encoding="utf-8"))
+    warned = []
+    for cell in data["cells"]:
+        outputs = cell.get("outputs", [])
+        if any(o.get("output_type") == "error" for o in outputs):
+            outputs.insert(0, {"output_type": "stream", "name": "stderr", "text": ["UserWarning: slow\n", "again\n"]})
+            warned.append(cell["metadata"]["nbgrader"]["grade_id"])
+    path.write_text(json.dumps(data), encoding="utf-8")
+    part = _part(report.build_report(url, autograded, A01), A01)
+    own = {t.name: m for t in part.tests for m in t.mistakes if "merge-no-skip" in m.students}
+    assert warned and set(own) == set(warned)
+    assert {m.example for m in own.values()} == {"wrote to stderr: UserWarning: slow\nagain"}
 
 
 def test_grade_ends_with_a_report_that_lists_what_the_doctor_found(course_root, course_copy, tmp_path, capsys):
