@@ -310,7 +310,9 @@ def _write(path: str, value: object, optional: bool = False) -> None:
             raise
 
 
-JOIN_CGROUP = 'for path do if [ "$path" = -- ]; then shift; exec "$@"; fi; echo $$ > "$path" || exit 126; shift; done'
+JOIN_CGROUP = (
+    'for path do if [ "$path" = -- ]; then shift; exec "$@"; exit 127; fi; echo $$ > "$path" || exit 126; shift; done'
+)
 """A ``/bin/sh`` script: moves itself into the cgroups whose ``cgroup.procs`` files are given, then becomes the command
 after ``--`` (a shell starts in a tenth of the CPU time of ``python -I -S``, twice for each notebook graded)."""
 
@@ -318,10 +320,15 @@ after ``--`` (a shell starts in a tenth of the CPU time of ``python -I -S``, twi
 def joined_command(command: list[str], cgroup: Cgroup | None) -> list[str]:
     """``command``, started inside ``cgroup`` (unchanged when ``cgroup`` is ``None``).
 
+    Raises:
+        ValueError: an empty command.
+
     Example:
         >>> joined_command(["true"], Cgroup(["/sys/fs/cgroup/g"], ["/sys/fs/cgroup/g/cgroup.procs"]))[-3:]
         ['/sys/fs/cgroup/g/cgroup.procs', '--', 'true']
     """
+    if not command:
+        raise ValueError("no command to start in the cgroup")
     if cgroup is None:
         return command
     return ["/bin/sh", "-c", JOIN_CGROUP, "join-cgroup", *cgroup.procs, "--", *command]

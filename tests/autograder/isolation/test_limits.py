@@ -71,3 +71,23 @@ def test_a_cgroup_counts_every_process_that_ran_in_it():
         assert CpuMeter(lambda: group, lambda: None).seconds() == group.cpu_seconds()  # the cgroup comes first
     finally:
         group.close()
+
+
+def test_the_join_writes_its_pid_to_each_group_then_becomes_the_command_or_runs_nothing(tmp_path):
+    """joined_command's prefix (a /bin/sh script): the command runs as the process that joined, with its arguments
+    as given; where a group cannot be joined, the command never runs."""
+    first, second = tmp_path / "a b" / "cgroup.procs", tmp_path / "c" / "cgroup.procs"
+    first.parent.mkdir()
+    second.parent.mkdir()
+    group = Cgroup([str(first.parent), str(second.parent)], [str(first), str(second)])
+    shown = [sys.executable, "-c", "import os, sys; print(os.getpid(), sys.argv[1:])", "--", "x y", "-n"]
+    done = subprocess.run(joined_command(shown, group), capture_output=True, text=True, check=True)
+    pid, argv = done.stdout.split(" ", 1)
+    assert first.read_text().strip() == second.read_text().strip() == pid
+    assert argv.strip() == "['--', 'x y', '-n']"
+    marker = tmp_path / "ran"
+    unjoinable = Cgroup([str(tmp_path)], [str(first), str(tmp_path / "missing" / "cgroup.procs")])
+    failed = subprocess.run(joined_command(["touch", str(marker)], unjoinable), capture_output=True, text=True)
+    assert failed.returncode == 126 and not marker.exists()
+    with pytest.raises(ValueError, match="no command"):
+        joined_command([], group)
