@@ -649,8 +649,8 @@ def decode_answer(data: Any) -> Any:
         if node is None or type(node) in _PLAIN:
             return node
         if type(node) is list:
-            if all(v is None or type(v) in _PLAIN for v in node):  # ids: counted and taken at once
-                spend(len(node), depth + 1 if node else depth)
+            if node and all(v is None or type(v) in _PLAIN for v in node):  # ids: counted and taken at once
+                spend(len(node), depth + 1)
                 return list(node)
             return [build(v, depth + 1) for v in node]
         if type(node) is not dict or len(node) != 1:
