@@ -55,7 +55,7 @@ from typing import Any
 
 import nbformat
 
-from autograder.checks import a06, cases, spec
+from autograder.checks import cases, spec
 from autograder.course import grading, sample_class
 from autograder.course import submissions as class_folder
 from bpe_lab import harness
@@ -369,38 +369,6 @@ setting, cell and the code it reaches (:func:`reach`): the same code on the same
 06's measured cells (seconds each) run once per distinct code instead of once per notebook."""
 
 
-_PLAIN_SECONDS: dict[tuple[int, int, int], float] = {}
-"""CPU seconds of the course's plain loop to its end, by input (:func:`_plain_loop_once`)."""
-
-
-@contextlib.contextmanager
-def _plain_loop_once() -> Iterator[None]:
-    """Within the block, an in-process speed check (06's, no judge's session) takes the plain loop's CPU time on its
-    input from one run of the loop to its end in this process, not from a run of its own next to the learner's:
-    the loop is the course's fixed code on a fixed input, so each check gets what its own run would show on a quiet
-    machine (the seconds, or its budget and ``True`` where the loop would have been stopped), and the matrix pays
-    for one run of the loop (seconds) per input instead of one per trainer judged. The check's own measurement,
-    next to the learner's run and stopped at its budget, is tested in ``tests/autograder/checks/test_a06.py``; the
-    nbgrader run (:func:`run`) grades through it."""
-    measure = a06.plain_loop_seconds
-
-    def once(args: tuple, budget: float, session: Any = None) -> tuple[float, bool]:
-        if session is not None:
-            return measure(args, budget, session)
-        counts, vocab_size = args
-        key = (vocab_size, len(counts), hash(frozenset(counts.items())))
-        if key not in _PLAIN_SECONDS:
-            _PLAIN_SECONDS[key] = a06._cpu_seconds_here(a06.ref.train_plain, args)[1]
-        seconds = _PLAIN_SECONDS[key]
-        return (seconds, False) if seconds <= budget else (budget, True)
-
-    a06.plain_loop_seconds = once
-    try:
-        yield
-    finally:
-        a06.plain_loop_seconds = measure
-
-
 def run_in_process(
     submission: Submission, own_only: bool = False, measured: dict[str, Cell] | None = None
 ) -> list[Cell]:
@@ -415,14 +383,6 @@ def run_in_process(
     own = _own(submission)
     tests = {t.grade_id: t for t in graded_cells(submission.assignment) if not own_only or t.function in own}
     out = []
-    with _plain_loop_once():
-        _run_cells(submission, tests, own, measured, out)
-    return out
-
-
-def _run_cells(
-    submission: Submission, tests: dict[str, GradedCell], own: set[str], measured: dict[str, Cell] | None, out: list
-) -> None:
     for test, namespace in _walk(submission, tests):
         if measured and test.grade_id in measured:
             out.append(measured[test.grade_id])
@@ -441,6 +401,7 @@ def _run_cells(
             out.append(Cell(test.grade_id, test.function, test.points, test.points, ""))
         if key is not None:
             _CELLS[key] = out[-1]
+    return out
 
 
 @contextlib.contextmanager
@@ -571,7 +532,7 @@ def hidden_failures(
         if message:
             out[grade_id] = HiddenFailure(message, None)
     tests = {g: t for g, t in tests.items() if g not in measured}
-    with _recording() as seen, _plain_loop_once():
+    with _recording() as seen:
         for test, namespace in _walk(submission, tests):
             start = len(seen)
             try:

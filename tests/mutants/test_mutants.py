@@ -201,24 +201,3 @@ def test_an_import_two_answers_make_is_the_same_code_whichever_answer_makes_it()
     assert reached("from collections import Counter\n\n\n" + merge) == alone
     assert reached("import os\nfrom collections import Counter\n\n\n" + merge) == alone  # os: not used
     assert reached("Counter = dict\n\n\n" + merge) != alone
-
-
-def test_in_process_the_plain_loop_runs_once_per_input_and_each_check_gets_what_its_own_run_shows(monkeypatch):
-    """The harness itself: in-process speed checks share one run of the plain loop per input (its seconds, or the
-    check's budget when the loop would have been stopped), and the check's own measurement is back afterwards."""
-    lines = "".join(a06.genesis().splitlines(keepends=True)[:40])
-    args = (a06.ref.chunk_counts(lines, a06.ref.GPT2_PATTERN, {}), 256 + 40)
-    runs = []
-    plain = a06.ref.train_plain
-    monkeypatch.setattr(a06.ref, "train_plain", lambda *a: runs.append(a) or plain(*a))
-    measure = a06.plain_loop_seconds
-    with harness._plain_loop_once():
-        seconds, stopped = a06.plain_loop_seconds(args, budget=60.0)
-        assert not stopped and 0 < seconds < 60.0
-        assert a06.plain_loop_seconds(args, budget=seconds / 2) == (seconds / 2, True)
-        assert a06.plain_loop_seconds(args, budget=60.0) == (seconds, False)
-        assert len(runs) == 1
-        other = ({**args[0], b" Eden": 3}, args[1])
-        assert a06.plain_loop_seconds(other, budget=60.0)[1] is False and len(runs) == 2  # another input: its own run
-    assert a06.plain_loop_seconds is measure
-    assert a06.plain_loop_seconds(args, budget=60.0)[1] is False and len(runs) == 3  # measured again outside
