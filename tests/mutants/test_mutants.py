@@ -166,21 +166,36 @@ def test_a_cell_reaches_every_definition_of_a_name_it_uses():
     )
 
 
-def test_a_measured_cell_judged_in_process_is_not_measured_again_for_its_hidden_check():
+def test_a_measured_cell_judged_in_process_is_not_measured_again_for_its_hidden_check(monkeypatch):
     """The harness itself: the hidden check of a measured part (06's memory) reuses the in-process cell where its
-    visible part passed, and gives what measuring it again gives; a cell whose visible part failed is measured."""
+    visible part passed, and gives what measuring it again gives; a cell whose visible part failed is measured.
+
+    The measurement is a stand-in that counts its runs and fails with a new figure each time (the real one streams
+    6 MB, seconds a run, and is tested in ``tests/autograder/checks/test_a06.py``): the harness's reuse is what is
+    at stake here, and a count shows it where comparing messages could not."""
+    runs = []
+
+    def measure(fn, time_limit):
+        runs.append(fn)
+        raise a06.CheckFailed(f"encode_iterable(<text>)\n  returned: the right ids, holding {len(runs)}.5 MB more")
+
+    monkeypatch.setitem(a06.ENCODE_ITERABLE.measured, "memory", measure)
     (sub,) = harness.submissions(["m-encode_iterable-returns-a-list"])
     cells = harness.run_in_process(sub, own_only=True)
     (memory,) = [c for c in cells if c.grade_id == "test_encode_iterable_memory"]
-    assert memory.message.startswith(harness.HIDDEN)  # the visible part passed: the hidden check failed
+    assert memory.message.startswith(harness.HIDDEN) and "1.5 MB" in memory.message  # visible part passed
+    assert len(runs) == 1
     reused = harness.hidden_failures(sub, judged=cells)
-    measured = harness.hidden_failures(sub)
+    assert len(runs) == 1  # not measured again
     assert reused["test_encode_iterable_memory"] == harness.HiddenFailure(memory.message, None)
+    measured = harness.hidden_failures(sub)
+    assert len(runs) == 2 and "2.5 MB" in measured["test_encode_iterable_memory"].message
     assert {k: harness.steady(v.message, k) for k, v in reused.items()} == {
         k: harness.steady(v.message, k) for k, v in measured.items()
     }
     failed_visibly = [harness.Cell(c.grade_id, c.function, 0.0, c.max_points, "ExampleFailed: ...") for c in cells]
     again = harness.hidden_failures(sub, judged=failed_visibly)  # measured anew: not the visible part's message
+    assert len(runs) == 3 and "3.5 MB" in again["test_encode_iterable_memory"].message
     assert harness.same_hidden_messages(sub.student, again, measured) == []
 
 
