@@ -97,15 +97,16 @@ class CompiledTemplates(jinja2.BytecodeCache):
 
 HIGHLIGHT_MEMORY = 16_000_000
 """The characters (sources and their HTML together) of the highlighted code cells a process keeps
-(:class:`RememberedHighlight`), the least recently used dropped first: about 16 MB of text whatever a class submits."""
+(:class:`RememberedHighlight`), and of the rendered Markdown cells (:meth:`InertFeedbackExporter.markdown2html`),
+each, the least recently used dropped first: about 16 MB of text each whatever a class submits."""
 HIGHLIGHT_KEPT_CHARS = 200_000
-"""A cell whose source and HTML are longer is highlighted every time, never kept (a cell of many one-character tokens
+"""A cell whose source and HTML are longer is rendered every time, never kept (a cell of many one-character tokens
 makes HTML 25 times its length)."""
 
 
 class _Highlights:
-    """Highlighted cells by key, least recently used first, within :data:`HIGHLIGHT_MEMORY` characters; one lock
-    (the formgrader makes pages in threads)."""
+    """Rendered cells (highlighted code, or Markdown as HTML) by key, least recently used first, within
+    :data:`HIGHLIGHT_MEMORY` characters; one lock (the formgrader makes pages in threads)."""
 
     def __init__(self) -> None:
         self._kept: OrderedDict[tuple, str] = OrderedDict()
@@ -141,6 +142,7 @@ class _Highlights:
 
 
 _HIGHLIGHTED = _Highlights()
+_MARKDOWN = _Highlights()
 
 
 class RememberedHighlight(Highlight2HTML):
@@ -183,6 +185,30 @@ class InertFeedbackExporter(HTMLExporter):
         settings = (environment.is_async, environment.autoescape, tuple(sorted(environment.extensions)))
         environment.bytecode_cache = _COMPILED.setdefault(settings, CompiledTemplates())
         return environment
+
+    @jinja2.pass_context
+    def markdown2html(self, context: Any, source: str) -> str:
+        """nbconvert's filter of a Markdown cell, remembered by source and settings (the course's Markdown is the same
+        in every student's page: rendering it was about a third of a feedback page's cost), within
+        :data:`HIGHLIGHT_MEMORY`. A cell with attachments, or rendered with images embedded from the notebook's
+        folder (``embed_images``), or longer than :data:`HIGHLIGHT_KEPT_CHARS`, is rendered every time: its HTML
+        depends on more than its source.
+
+        Example:
+            >>> exporter = InertFeedbackExporter(template_name="classic")
+            >>> exporter.markdown2html({}, "**Hint** 1") is exporter.markdown2html({}, "**Hint** 1")
+            True
+        """
+        cell = context.get("cell", {}) if hasattr(context, "get") else {}
+        if self.embed_images or cell.get("attachments") or len(source) > HIGHLIGHT_KEPT_CHARS:
+            return super().markdown2html(context, source)
+        options = repr(sorted(self.lexer_options.items()))
+        key = (source, self.anchor_link_text, self.exclude_anchor_links, options)
+        html = _MARKDOWN.get(key)
+        if html is None:
+            html = super().markdown2html(context, source)
+            _MARKDOWN.put(key, html)
+        return html
 
     def page(self, nb: NotebookNode, resources: dict | None = None, **kw: Any) -> tuple[str, dict]:
         """``HTMLExporter.from_notebook_node``'s page (nbconvert 7), made without its last step where that step

@@ -122,6 +122,71 @@ def test_a_code_cell_is_highlighted_once_for_all_the_pages_that_show_it(monkeypa
     assert highlighted[len(sources) :] == ["answer = 42"]
 
 
+def _markdown_renders(monkeypatch) -> list[str]:
+    """The Markdown sources nbconvert renders from now on (a fresh memory of rendered cells)."""
+    rendered: list[str] = []
+    original = nbconvert.exporters.html.MarkdownWithMath
+
+    class Counting(original):
+        def render(self, source):
+            rendered.append(source)
+            return super().render(source)
+
+    monkeypatch.setattr(nbconvert.exporters.html, "MarkdownWithMath", Counting)
+    monkeypatch.setattr(sanitize_feedback, "_MARKDOWN", sanitize_feedback._Highlights())
+    return rendered
+
+
+def test_a_markdown_cell_is_rendered_once_for_all_the_pages_that_show_it(monkeypatch):
+    rendered = _markdown_renders(monkeypatch)
+    notebook = _graded_notebook()
+    sources = [cell.source for cell in notebook.cells if cell.cell_type == "markdown"]
+    plain, _ = HTMLExporter(template_name="classic").from_notebook_node(notebook)
+    assert len(rendered) == len(sources)
+    first, _ = InertFeedbackExporter(template_name="classic").page(notebook)
+    assert sorted(rendered[len(sources) :]) == sorted(set(sources))
+    assert str(BeautifulSoup(first, features="html.parser")) == plain  # nbconvert's document
+    second, _ = InertFeedbackExporter(template_name="classic").page(notebook)  # another student's page
+    assert len(rendered) == len(sources) + len(set(sources)) and second == first  # none rendered again
+    [cell for cell in notebook.cells if cell.cell_type == "markdown"][-1].source = "**my own note**"
+    third, _ = InertFeedbackExporter(template_name="classic").page(notebook)
+    assert rendered[len(sources) + len(set(sources)) :] == ["**my own note**"]
+    assert "<strong>my own note</strong>" in third
+
+
+def test_a_markdown_cell_whose_html_depends_on_more_than_its_source_is_rendered_every_time(monkeypatch):
+    """Attachments (named in the source, their data in the cell) and images embedded from the notebook's folder make
+    the HTML of one source differ between two notebooks: such a cell is never taken from memory."""
+    rendered = _markdown_renders(monkeypatch)
+    source = "![chart](attachment:chart.png)"
+
+    def page(data: str, **settings) -> str:
+        cell = nbformat.v4.new_markdown_cell(source, attachments={"chart.png": {"image/png": data}})
+        return InertFeedbackExporter(template_name="classic", **settings).page(new_notebook(cells=[cell]))[0]
+
+    assert "data:image/png;base64,AAAA" in page("AAAA") and "data:image/png;base64,BBBB" in page("BBBB")
+    exporter = InertFeedbackExporter(template_name="classic", embed_images=True)
+    exporter.markdown2html({}, "![x](x.png)")
+    exporter.markdown2html({}, "![x](x.png)")
+    # each page renders its cell (a page with an image is made on nbconvert's own path, so twice), none from memory
+    assert rendered.count(source) >= 2 and rendered[-2:] == ["![x](x.png)"] * 2
+    assert len(sanitize_feedback._MARKDOWN) == 0
+
+
+def test_the_markdown_kept_stays_within_its_characters(monkeypatch):
+    _markdown_renders(monkeypatch)
+    monkeypatch.setattr(sanitize_feedback, "HIGHLIGHT_MEMORY", 20_000)
+    monkeypatch.setattr(sanitize_feedback, "HIGHLIGHT_KEPT_CHARS", 5_000)
+    exporter = InertFeedbackExporter(template_name="classic")
+    kept = sanitize_feedback._MARKDOWN
+    for i in range(60):
+        exporter.markdown2html({}, f"# Part {i}\n\n" + "*word* " * 150)  # about 3,000 characters of HTML each
+        assert kept.chars <= 20_000
+    assert 0 < len(kept) < 60
+    exporter.markdown2html({}, "x" * 6_000)  # too long to keep
+    assert all(len(key[0]) < 6_000 for key in kept._kept)
+
+
 def test_the_highlighting_kept_stays_within_its_characters_whatever_the_cells(monkeypatch):
     """A class of cells whose HTML is many times their length (one span a token) fills the memory only to its bound,
     the least recently used dropped first; a cell too long to keep is highlighted and not kept."""
