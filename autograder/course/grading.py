@@ -9,6 +9,7 @@ scores 0, and the batch goes on.
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import json
 import os
@@ -114,44 +115,51 @@ class Result:
 
 def max_points(course_root: Path, assignment: str) -> float:
     """The points of an assignment: the sum over the graded cells of its source notebook (0 if unknown)."""
-    source = source_notebook(course_root, assignment)
-    try:
-        cells = nbformat.read(source, 4).cells
-    except (OSError, ValueError):
-        return 0.0
-    return float(sum(nbcells.points(c) for c in cells))
+    return _source_facts(source_notebook(course_root, assignment))[0]
 
 
 def exercises(course_root: Path, assignment: str) -> dict[str, str]:
     """Map each test cell's ``grade_id`` to its exercise: the solution cell (function) above it."""
-    source = source_notebook(course_root, assignment)
-    mapping: dict[str, str] = {}
-    current = ""
+    return dict(_source_facts(source_notebook(course_root, assignment))[1])
+
+
+def _source_facts(source: Path) -> tuple[float, dict[str, str]]:
+    """:func:`max_points` and :func:`exercises` of a source notebook, read once per version of the file (its path,
+    size and modification time: an edited notebook is read again) rather than twice for every submission graded."""
+    try:
+        stat = source.stat()
+    except OSError:
+        return 0.0, {}
+    return _read_source_facts(str(source), stat.st_size, stat.st_mtime_ns)
+
+
+@functools.lru_cache(maxsize=32)
+def _read_source_facts(source: str, size: int, mtime_ns: int) -> tuple[float, dict[str, str]]:
     try:
         cells = nbformat.read(source, 4).cells
     except (OSError, ValueError):
-        return mapping
+        return 0.0, {}
+    mapping: dict[str, str] = {}
+    current = ""
     for cell in cells:
         if nbcells.is_solution(cell):
             current = nbcells.grade_id(cell)
         elif nbcells.is_graded(cell):
             mapping[nbcells.grade_id(cell)] = current or nbcells.grade_id(cell)
-    return mapping
+    return float(sum(nbcells.points(c) for c in cells)), mapping
 
 
-def read_results(workspace: Workspace, submission: Submission) -> list[CellResult]:
-    """Per test cell: points from the gradebook and the failure message from the autograded notebook."""
+def read_results(workspace: Workspace, submission: Submission, nb: nbformat.NotebookNode | None) -> list[CellResult]:
+    """Per test cell: points from the gradebook and the failure message from the autograded notebook ``nb``
+    (``None``: there is none)."""
     from nbgrader.api import Gradebook
 
-    autograded = workspace.autograded_path(submission.student, submission.assignment)
     messages: dict[str, str] = {}
     where: dict[str, list[str]] = {}
-    if autograded.exists():
-        nb = nbformat.read(autograded, 4)
-        for cell in nb.cells:
-            if nbcells.is_graded(cell) and cell.cell_type == "code":
-                messages[nbcells.grade_id(cell)] = nbcells.error_message(cell)
-                where[nbcells.grade_id(cell)] = nbcells.where_lines(cell)
+    for cell in nb.cells if nb is not None else []:
+        if nbcells.is_graded(cell) and cell.cell_type == "code":
+            messages[nbcells.grade_id(cell)] = nbcells.error_message(cell)
+            where[nbcells.grade_id(cell)] = nbcells.where_lines(cell)
     cells = []
     exercise_of = exercises(workspace.course_root, submission.assignment)
     with Gradebook(workspace.db_url) as gradebook:
@@ -174,26 +182,16 @@ def read_results(workspace: Workspace, submission: Submission) -> list[CellResul
     return cells
 
 
-def solution_errors(workspace: Workspace, submission: Submission) -> list[str]:
-    """``"<cell>: <error>"`` for each solution cell that raised while graded (a SyntaxError, a NameError...)."""
-    autograded = workspace.autograded_path(submission.student, submission.assignment)
-    if not autograded.exists():
-        return []
+def solution_errors(nb: nbformat.NotebookNode | None) -> list[str]:
+    """``"<cell>: <error>"`` for each solution cell that raised while graded (a SyntaxError, a NameError...), in the
+    autograded notebook ``nb`` (``None``: there is none)."""
     found = []
-    for cell in nbformat.read(autograded, 4).cells:
+    for cell in nb.cells if nb is not None else []:
         if nbcells.is_solution(cell) and not nbcells.is_graded(cell) and cell.cell_type == "code":
             message = nbcells.error_message(cell)
             if message and not message.startswith("NotImplementedError"):
                 found.append(f"{nbcells.grade_id(cell) or '?'}: {message.splitlines()[0][:200]}")
     return found
-
-
-def read_problems(path: Path) -> list[doctor.Problem]:
-    """The problems :mod:`autograder.doctor` noted in a graded notebook (empty when there is none or no file)."""
-    try:
-        return doctor.noted_problems(nbformat.read(path, 4))
-    except (OSError, ValueError):
-        return []
 
 
 def _digest(submission: Submission) -> str:
@@ -342,11 +340,18 @@ class _Grader:
             result.error = _summarise(graded.get("log", "") or graded.get("error", ""))
             return
         autograded = workspace.autograded_path(submission.student, submission.assignment)
-        problems = read_problems(autograded)
+        graded_nb, unreadable = None, None  # read once: the doctor's problems, the messages, the solutions' errors
+        try:
+            graded_nb = nbformat.read(autograded, 4) if autograded.exists() else None
+        except (OSError, ValueError) as exc:
+            unreadable = exc
+        problems = doctor.noted_problems(graded_nb)
         result.problems = [str(p) for p in problems]
         try:
-            result.cells = read_results(workspace, submission)
-            result.solution_errors = solution_errors(workspace, submission)
+            if unreadable is not None:
+                raise unreadable
+            result.cells = read_results(workspace, submission, graded_nb)
+            result.solution_errors = solution_errors(graded_nb)
         except Exception as exc:  # the gradebook has no record: report, never crash the batch
             result.error = f"no grades recorded ({type(exc).__name__}: {exc})"
             return

@@ -135,3 +135,32 @@ def test_each_submission_is_graded_into_a_gradebook_of_its_own_so_no_slot_grows_
     assert list((out / "slots").glob("*/gradebooks/*/*.db")) == []  # each one deleted once published
     with Gradebook(f"sqlite:///{course_copy / 'gradebook.db'}") as course:
         assert sorted(s.student.id for s in course.assignment_submissions(assignment)) == ["ada", "bob", "cy"]
+
+
+def test_a_source_notebook_is_read_once_for_its_points_and_exercises_and_again_once_edited(tmp_path, monkeypatch):
+    assignment = "01_x"
+    folder = tmp_path / "solutions" / assignment
+    folder.mkdir(parents=True)
+    source = folder / f"{assignment}.ipynb"
+
+    def cell(kind: str, grade_id: str, points: int = 0) -> nbformat.NotebookNode:
+        graded = kind == "test"
+        new = nbformat.v4.new_code_cell("pass")
+        new.metadata.nbgrader = {"grade": graded, "solution": not graded, "grade_id": grade_id, "locked": graded,
+                                 "schema_version": 3, **({"points": points} if graded else {})}  # fmt: skip
+        return new
+
+    notebook = nbformat.v4.new_notebook(cells=[cell("solution", "merge"), cell("test", "test_merge", 3)])
+    nbformat.write(notebook, source)
+    reads = []
+    original = nbformat.read
+    monkeypatch.setattr(grading.nbformat, "read", lambda *a, **k: reads.append(a[0]) or original(*a, **k))
+    assert grading.max_points(tmp_path, assignment) == 3.0
+    assert grading.exercises(tmp_path, assignment) == {"test_merge": "merge"}
+    grading.exercises(tmp_path, assignment)["test_merge"] = "changed by a caller"  # a copy: what is kept stays
+    assert grading.exercises(tmp_path, assignment) == {"test_merge": "merge"} and len(reads) == 1
+    notebook.cells.append(cell("test", "test_merge_more", 2))  # the instructor edits the source notebook
+    nbformat.write(notebook, source)
+    assert grading.max_points(tmp_path, assignment) == 5.0 and len(reads) == 2
+    assert grading.exercises(tmp_path, assignment) == {"test_merge": "merge", "test_merge_more": "merge"}
+    assert grading.max_points(tmp_path, "02_missing") == 0.0 and grading.exercises(tmp_path, "02_missing") == {}
