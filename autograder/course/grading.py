@@ -340,19 +340,13 @@ class _Grader:
             result.error = _summarise(graded.get("log", "") or graded.get("error", ""))
             return
         autograded = workspace.autograded_path(submission.student, submission.assignment)
-        graded_nb, unreadable = None, None  # read once: the doctor's problems, the messages, the solutions' errors
-        try:
+        try:  # read once: the doctor's problems, the cells' messages, the solutions' errors
             graded_nb = nbformat.read(autograded, 4) if autograded.exists() else None
-        except (OSError, ValueError) as exc:
-            unreadable = exc
-        problems = doctor.noted_problems(graded_nb)
-        result.problems = [str(p) for p in problems]
-        try:
-            if unreadable is not None:
-                raise unreadable
+            problems = doctor.noted_problems(graded_nb)
+            result.problems = [str(p) for p in problems]
             result.cells = read_results(workspace, submission, graded_nb)
             result.solution_errors = solution_errors(graded_nb)
-        except Exception as exc:  # the gradebook has no record: report, never crash the batch
+        except Exception as exc:  # no notebook to read or no record in the gradebook: report, never crash the batch
             result.error = f"no grades recorded ({type(exc).__name__}: {exc})"
             return
         fatal = [p.text for p in problems if p.kind == "fatal"]

@@ -199,8 +199,7 @@ class InertFeedbackExporter(HTMLExporter):
             >>> exporter.markdown2html({}, "**Hint** 1") is exporter.markdown2html({}, "**Hint** 1")
             True
         """
-        cell = context.get("cell", {}) if hasattr(context, "get") else {}
-        if self.embed_images or cell.get("attachments") or len(source) > HIGHLIGHT_KEPT_CHARS:
+        if self.embed_images or context.get("cell", {}).get("attachments") or len(source) > HIGHLIGHT_KEPT_CHARS:
             return super().markdown2html(context, source)
         options = repr(sorted(self.lexer_options.items()))
         key = (source, self.anchor_link_text, self.exclude_anchor_links, options)
