@@ -142,11 +142,57 @@ def reuse_engines() -> None:
         nbgrader.api.create_engine = _ReusedEngines(nbgrader.api.create_engine)
 
 
+def check_tables_in_one_query() -> None:
+    """Make nbgrader's check that a gradebook has its tables one query instead of one per table.
+
+    Each time nbgrader opens a gradebook, ``Base.metadata.create_all`` asks the database about each of its 13
+    tables in turn (``PRAGMA table_info`` on SQLite) before creating any that is missing: about 3 ms of CPU an
+    opening, and grading a notebook opens its gradebook about fourteen times. Now the tables are listed in one
+    query; where every table of the schema is there, nothing more is asked, and otherwise nbgrader's own
+    ``create_all`` runs as before (it creates only the missing ones; it never alters an existing table either
+    way). Called by :func:`tune_nbgrader`.
+
+    Example:
+        >>> import nbgrader.api, sqlalchemy
+        >>> check_tables_in_one_query()
+        >>> engine = sqlalchemy.create_engine("sqlite://")
+        >>> nbgrader.api.Base.metadata.create_all(bind=engine)  # an empty database: nbgrader's create_all runs
+        >>> "submitted_notebook" in sqlalchemy.inspect(engine).get_table_names()
+        True
+    """
+    import nbgrader.api
+
+    metadata = nbgrader.api.Base.metadata
+    if isinstance(metadata.create_all, _TablesChecked):
+        return
+    metadata.create_all = _TablesChecked(metadata)
+
+
+class _TablesChecked:
+    """``create_all`` of nbgrader's schema that lists the database's tables once (see
+    :func:`check_tables_in_one_query`)."""
+
+    def __init__(self, metadata: Any) -> None:
+        self.metadata = metadata
+        self.create_all = metadata.create_all
+
+    def __call__(self, bind: Any, tables: Any = None, checkfirst: bool = True) -> None:
+        import sqlalchemy
+
+        if checkfirst and tables is None:
+            present = set(sqlalchemy.inspect(bind).get_table_names())
+            if all(table.schema is None and table.name in present for table in self.metadata.sorted_tables):
+                return
+        self.create_all(bind=bind, tables=tables, checkfirst=checkfirst)
+
+
 def tune_nbgrader() -> None:
-    """Both of this module's changes to nbgrader's gradebook, once per process: its schema head read in process
-    (:func:`read_schema_head_in_process`) and its engines reused (:func:`reuse_engines`)."""
+    """This module's changes to nbgrader's gradebook, once per process: its schema head read in process
+    (:func:`read_schema_head_in_process`), its engines reused (:func:`reuse_engines`) and its tables checked in one
+    query (:func:`check_tables_in_one_query`)."""
     read_schema_head_in_process()
     reuse_engines()
+    check_tables_in_one_query()
 
 
 ADVISORY_LOCK = 20161

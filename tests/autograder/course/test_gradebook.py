@@ -126,6 +126,49 @@ def test_a_gradebook_opened_again_reuses_its_engine_and_compiles_no_query_again(
         assert first.find_assignment("01").name == second.find_assignment("01").name == "01"
 
 
+def test_a_gradebook_with_its_tables_is_checked_in_one_query_and_a_missing_table_is_created(tmp_path, monkeypatch):
+    """nbgrader asked about each of its 13 tables at each opening (``PRAGMA table_info``); the tables are now listed
+    once, and a gradebook that lacks one still gets it from nbgrader's own ``create_all``."""
+    import nbgrader.api
+    import sqlalchemy
+    from nbgrader.api import Gradebook
+    from sqlalchemy import event
+
+    metadata = nbgrader.api.Base.metadata
+    monkeypatch.setattr(metadata, "create_all", metadata.create_all)  # undone after the test
+    if isinstance(metadata.create_all, gradebook._TablesChecked):  # the suite's processes are tuned
+        monkeypatch.setattr(metadata, "create_all", metadata.create_all.create_all)
+    url = f"sqlite:///{tmp_path / 'course.db'}"
+    _gradebook_with_an_assignment(url)
+    engine = sqlalchemy.create_engine(url)
+    statements: list[str] = []
+
+    def record(conn, cursor, statement, *args):
+        statements.append(statement)
+
+    def per_table_checks() -> int:
+        statements.clear()
+        event.listen(sqlalchemy.engine.Engine, "before_cursor_execute", record)
+        try:
+            with Gradebook(url) as book:
+                assert book.find_assignment("01").name == "01"
+        finally:
+            event.remove(sqlalchemy.engine.Engine, "before_cursor_execute", record)
+        return sum("table_info" in s for s in statements)
+
+    assert per_table_checks() >= len(metadata.tables)  # nbgrader's own: a query a table
+    gradebook.check_tables_in_one_query()
+    gradebook.check_tables_in_one_query()  # once is enough: not wrapped twice
+    assert not isinstance(metadata.create_all.create_all, gradebook._TablesChecked)
+    assert per_table_checks() == 0
+    with engine.begin() as connection:
+        connection.execute(sqlalchemy.text("DROP TABLE comment"))
+    assert per_table_checks() >= len(metadata.tables)  # one is missing: nbgrader's create_all makes it
+    assert "comment" in sqlalchemy.inspect(engine).get_table_names()
+    assert per_table_checks() == 0
+    engine.dispose()
+
+
 def test_a_reused_engine_reads_the_file_now_at_its_path_even_with_a_gradebook_left_open(tmp_path, monkeypatch):
     """Each grading slot grades submission after submission into a fresh file at one path (and renames it away):
     an opening must see the file there now, never one that a gradebook left open still holds."""
