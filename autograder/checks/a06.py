@@ -35,7 +35,7 @@ import os
 import random
 import time
 import tracemalloc
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -235,9 +235,29 @@ def check_chunk_counts_file(fn: Callable[..., Any], part: str = "serial", time_l
     run_spec(CHUNK_COUNTS_FILE, fn, part, time_limit)
 
 
+def _counts_in_one_process(
+    path: str | os.PathLike, pattern: str, special_tokens: Mapping[str, int], workers: int
+) -> dict[bytes, int]:
+    """The reference's answer to ``chunk_counts_file(path, pattern, special_tokens, workers)``, counted in this
+    process whatever ``workers`` asks: the counts (and the error of a file that is not UTF-8, its offset in the whole
+    file) are the same for every number of workers, the very rule the check holds a learner's function to, so the
+    judge need not start a pool of processes for each case to know them. A ``workers`` that is not an int ``>= 1``
+    goes to the reference as it is, which names it in its error.
+
+    Example:
+        >>> import tempfile
+        >>> with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False, encoding="utf-8") as f:
+        ...     _ = f.write("a b<|endoftext|>b c")
+        >>> _counts_in_one_process(f.name, GPT2_PATTERN, EOT, 4) == ref.chunk_counts_file(f.name, GPT2_PATTERN, EOT, 4)
+        True
+    """
+    serial = isinstance(workers, int) and not isinstance(workers, bool) and workers >= 1
+    return ref.chunk_counts_file(path, pattern, special_tokens, 1 if serial else workers)
+
+
 CHUNK_COUNTS_FILE = Spec(
     "chunk_counts_file",
-    ref.chunk_counts_file,
+    _counts_in_one_process,
     ("counts_or_error", {}),
     {p: Part(functools.partial(_fixed_then_generated, FILE_FIXED, _file_generated, p)) for p in FILE_FIXED},
     adapter="with_files",
