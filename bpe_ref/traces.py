@@ -14,6 +14,7 @@ Example:
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections import Counter
@@ -211,9 +212,17 @@ def _encoded_length(text: str, merges: Mapping[tuple[int, int], int], pattern: s
     return sum(lengths[chunk] for chunk in chunks)
 
 
+@functools.lru_cache(maxsize=4)
+def _trained_bytes(train_text: str, vocab_size: int, pattern: str) -> tuple[tuple[tuple[int, int], int], ...]:
+    """``bytelevel.train_bytes`` as a tuple of ``(pair, id)`` items, kept for the process: training the chart's
+    largest vocab is most of the cost of :func:`generate` (seconds, in the plain loop), which ``release``,
+    ``release --check`` and the tests of the traces each call."""
+    return tuple(bytelevel.train_bytes(train_text, vocab_size, pattern).items())
+
+
 def _bytes_per_token(train_text: str, test_text: str, vocab_sizes: list[int], pattern: str) -> dict[str, Any]:
     sizes = sorted(set(vocab_sizes))
-    merges = list(bytelevel.train_bytes(train_text, sizes[-1], pattern).items())
+    merges = list(_trained_bytes(train_text, sizes[-1], pattern))
     total = len(test_text.encode("utf-8"))
     ratios = [total / max(1, _encoded_length(test_text, dict(merges[: size - 256]), pattern)) for size in sizes]
     ranks = gpt4.load_cl100k_base()
